@@ -1,0 +1,199 @@
+/**
+ * The Bun adapter: `bun:ffi` (`dlopen`, `JSCallback`, `cc`).
+ *
+ * Pointers are numbers (NULL may arrive as `null` or `0`). Bun posts a threadsafe `JSCallback`
+ * to the JS thread and lets the foreign thread go on at once, so a JS callback cannot hand a value
+ * back to Triton: the response allocator is compiled from C source at run time with `cc()`
+ * (TinyCC, built into Bun; nothing is prebuilt). Calls marked `mayBlock` do not deadlock on Bun
+ * (callbacks never make a Triton thread wait for JS), so they run synchronously and resolve.
+ *
+ * @module
+ */
+import { unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import type { FfiType, SymbolDef } from "./symbols.ts";
+import type { CallbackDef, FfiRuntime, NativeAllocatorFns, OpenedLibrary, Ptr } from "./types.ts";
+
+/** The part of `bun:ffi` this adapter uses. */
+interface BunFfi {
+  dlopen(
+    path: string,
+    defs: Record<string, { args: string[]; returns: string }>,
+  ): { symbols: Record<string, (...args: unknown[]) => unknown> };
+  cc(options: {
+    source: string;
+    symbols: Record<string, { args: string[]; returns: string }>;
+  }): { symbols: Record<string, { ptr: number }> };
+  ptr(view: ArrayBufferView): number;
+  toArrayBuffer(p: number, byteOffset: number, byteLength: number): ArrayBuffer;
+  CString: new (p: number) => { toString(): string };
+  JSCallback: new (
+    fn: (...args: never[]) => unknown,
+    def: { args: string[]; returns: string; threadsafe: boolean },
+  ) => { ptr: number };
+}
+
+const ffi = (await import("bun:" + "ffi")) as BunFfi;
+const encoder = new TextEncoder();
+
+function bunType(t: FfiType): string {
+  switch (t) {
+    case "ptr":
+    case "buf":
+      return "ptr";
+    case "cstr":
+      return "ptr";
+    default:
+      return t;
+  }
+}
+
+function toPtr(p: number | null): Ptr {
+  return p as unknown as Ptr;
+}
+
+function num(p: Ptr): number {
+  return (p as unknown as number | null) ?? 0;
+}
+
+function cstr(s: string | null): Uint8Array | null {
+  return s === null ? null : encoder.encode(s + "\0");
+}
+
+function readCString(p: number | null): string {
+  return p ? new ffi.CString(p).toString() : "";
+}
+
+function wrap(
+  def: SymbolDef,
+  raw: (...args: unknown[]) => unknown,
+): (...args: unknown[]) => unknown {
+  const strParams = def.parameters.flatMap((t, i) => (t === "cstr" ? [i] : []));
+  const strResult = def.result === "cstr";
+  const wide = def.result === "i64" || def.result === "u64" || def.result === "usize";
+  if (strParams.length === 0 && !strResult && !wide) return raw;
+  return (...args: unknown[]) => {
+    for (const i of strParams) args[i] = cstr(args[i] as string | null);
+    const r = raw(...args);
+    if (strResult) return readCString(r as number | null);
+    if (wide) return BigInt(r as number | bigint);
+    return r;
+  };
+}
+
+/** C source of the response allocator for Bun (compiled by TinyCC at run time). */
+const ALLOCATOR_SOURCE = `
+typedef unsigned long size_t;
+void* malloc(size_t);
+void free(void*);
+/* TRITONSERVER_ResponseAllocatorAllocFn_t: host memory from malloc, reported as CPU, id 0. */
+void* tritonffi_alloc(void* allocator, const char* name, size_t byte_size, int memory_type,
+                      long long memory_type_id, void* userp, void** buffer, void** buffer_userp,
+                      int* actual_memory_type, long long* actual_memory_type_id) {
+  *buffer = malloc(byte_size == 0 ? 1 : byte_size);
+  *buffer_userp = 0;
+  *actual_memory_type = 0;
+  *actual_memory_type_id = 0;
+  return 0;
+}
+/* TRITONSERVER_ResponseAllocatorReleaseFn_t: frees what tritonffi_alloc returned. */
+void* tritonffi_release(void* allocator, void* buffer, void* buffer_userp, size_t byte_size,
+                        int memory_type, long long memory_type_id) {
+  free(buffer);
+  return 0;
+}
+`;
+
+let nativeAllocator: NativeAllocatorFns | undefined;
+
+/** The Bun implementation of {@link FfiRuntime}. */
+export const bunRuntime: FfiRuntime = {
+  name: "bun",
+  callbacksReturnToForeignThreads: false,
+  NULL: toPtr(null),
+
+  open<S extends Record<string, SymbolDef>>(path: string, defs: S): OpenedLibrary<S> {
+    const bunDefs: Record<string, { args: string[]; returns: string }> = {};
+    for (const [name, def] of Object.entries(defs)) {
+      bunDefs[name] = { args: def.parameters.map(bunType), returns: bunType(def.result) };
+    }
+    const lib = ffi.dlopen(path, bunDefs);
+    const sync: Record<string, unknown> = {};
+    const async: Record<string, unknown> = {};
+    for (const [name, def] of Object.entries(defs)) {
+      const fn = wrap(def, lib.symbols[name]);
+      if (def.mayBlock) {
+        async[name] = (...args: unknown[]) => {
+          try {
+            return Promise.resolve(fn(...args));
+          } catch (e) {
+            return Promise.reject(e);
+          }
+        };
+      } else {
+        sync[name] = fn;
+      }
+    }
+    return { path, sync, async } as unknown as OpenedLibrary<S>;
+  },
+
+  isNull(p: Ptr): boolean {
+    return !(p as unknown as number | null);
+  },
+
+  address(p: Ptr): number {
+    return num(p);
+  },
+
+  fromAddress(address: number | bigint): Ptr {
+    return toPtr(Number(address));
+  },
+
+  cstring(p: Ptr): string {
+    return readCString(num(p));
+  },
+
+  view(p: Ptr, byteLength: number): ArrayBuffer {
+    const a = num(p);
+    if (a === 0 || byteLength === 0) return new ArrayBuffer(0);
+    return ffi.toArrayBuffer(a, 0, byteLength);
+  },
+
+  addressOf(view: ArrayBufferView): Ptr {
+    return toPtr(ffi.ptr(view));
+  },
+
+  callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {
+    const cb = new ffi.JSCallback(fn, {
+      args: def.parameters.map(bunType),
+      returns: bunType(def.result),
+      threadsafe: true,
+    });
+    return toPtr(cb.ptr);
+  },
+
+  nativeAllocator(): NativeAllocatorFns {
+    if (nativeAllocator) return nativeAllocator;
+    // cc() takes a file path: write the source to a private temporary file.
+    const file = join(tmpdir(), `tritonffi-allocator-${process.pid}.c`);
+    writeFileSync(file, ALLOCATOR_SOURCE);
+    const { symbols } = ffi.cc({
+      source: file,
+      symbols: {
+        tritonffi_alloc: {
+          args: ["ptr", "ptr", "usize", "i32", "i64", "ptr", "ptr", "ptr", "ptr", "ptr"],
+          returns: "ptr",
+        },
+        tritonffi_release: { args: ["ptr", "ptr", "ptr", "usize", "i32", "i64"], returns: "ptr" },
+      },
+    });
+    unlinkSync(file);
+    nativeAllocator = {
+      alloc: toPtr(symbols.tritonffi_alloc.ptr),
+      release: toPtr(symbols.tritonffi_release.ptr),
+    };
+    return nativeAllocator;
+  },
+};

@@ -1,0 +1,137 @@
+/**
+ * The Deno adapter: `Deno.dlopen`, `Deno.UnsafeCallback.threadSafe`, `Deno.UnsafePointerView`.
+ *
+ * Pointers are `Deno.PointerObject | null`. Symbols marked `mayBlock` are bound with
+ * `nonblocking: true` (they run on a Deno worker thread and return Promises), so Triton's threads
+ * can run JS callbacks while they wait.
+ *
+ * @module
+ */
+import type { FfiType, SymbolDef } from "./symbols.ts";
+import type { CallbackDef, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
+
+type DenoType = Deno.NativeResultType;
+
+function denoType(t: FfiType): DenoType {
+  switch (t) {
+    case "ptr":
+    case "cstr":
+      return "pointer";
+    case "buf":
+      return "buffer";
+    case "usize":
+      return "usize";
+    default:
+      return t;
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** Encodes a JS string as a NUL-terminated UTF-8 buffer (null stays NULL). */
+function cstr(s: string | null): Uint8Array | null {
+  return s === null ? null : encoder.encode(s + "\0");
+}
+
+function toPtr(p: Deno.PointerValue): Ptr {
+  return p as unknown as Ptr;
+}
+
+function fromPtr(p: Ptr): Deno.PointerValue {
+  return p as unknown as Deno.PointerValue;
+}
+
+/** Wraps a raw symbol so `cstr` parameters accept strings and `cstr` results come back as strings. */
+function wrap(
+  def: SymbolDef,
+  raw: (...args: unknown[]) => unknown,
+): (...args: unknown[]) => unknown {
+  const strParams = def.parameters.flatMap((t, i) => (t === "cstr" ? [i] : []));
+  const strResult = def.result === "cstr";
+  const wide = def.result === "i64" || def.result === "u64" || def.result === "usize";
+  if (strParams.length === 0 && !strResult && !wide) return raw;
+  return (...args: unknown[]) => {
+    for (const i of strParams) args[i] = cstr(args[i] as string | null);
+    const r = raw(...args);
+    if (r instanceof Promise) {
+      return r.then((v) => convertResult(v, strResult, wide));
+    }
+    return convertResult(r, strResult, wide);
+  };
+}
+
+function convertResult(v: unknown, strResult: boolean, wide: boolean): unknown {
+  if (strResult) return readCString(v as Deno.PointerValue);
+  if (wide) return BigInt(v as number | bigint);
+  return v;
+}
+
+function readCString(p: Deno.PointerValue): string {
+  return p === null ? "" : Deno.UnsafePointerView.getCString(p);
+}
+
+/** The Deno implementation of {@link FfiRuntime}. */
+export const denoRuntime: FfiRuntime = {
+  name: "deno",
+  callbacksReturnToForeignThreads: true,
+  NULL: toPtr(null),
+
+  open<S extends Record<string, SymbolDef>>(path: string, defs: S): OpenedLibrary<S> {
+    const denoDefs: Record<string, Deno.ForeignFunction> = {};
+    for (const [name, def] of Object.entries(defs)) {
+      denoDefs[name] = {
+        parameters: def.parameters.map(denoType) as Deno.NativeType[],
+        result: denoType(def.result),
+        nonblocking: def.mayBlock === true,
+      };
+    }
+    const lib = Deno.dlopen(path, denoDefs);
+    const sync: Record<string, unknown> = {};
+    const async: Record<string, unknown> = {};
+    for (const [name, def] of Object.entries(defs)) {
+      const fn = wrap(def, lib.symbols[name] as (...args: unknown[]) => unknown);
+      (def.mayBlock ? async : sync)[name] = fn;
+    }
+    return { path, sync, async } as unknown as OpenedLibrary<S>;
+  },
+
+  isNull(p: Ptr): boolean {
+    return fromPtr(p) === null;
+  },
+
+  address(p: Ptr): number {
+    return Number(Deno.UnsafePointer.value(fromPtr(p)));
+  },
+
+  fromAddress(address: number | bigint): Ptr {
+    return toPtr(Deno.UnsafePointer.create(BigInt(address)));
+  },
+
+  cstring(p: Ptr): string {
+    return readCString(fromPtr(p));
+  },
+
+  view(p: Ptr, byteLength: number): ArrayBuffer {
+    const raw = fromPtr(p);
+    if (raw === null || byteLength === 0) return new ArrayBuffer(0);
+    return Deno.UnsafePointerView.getArrayBuffer(raw, byteLength);
+  },
+
+  addressOf(view: ArrayBufferView): Ptr {
+    return toPtr(Deno.UnsafePointer.of(view as Uint8Array<ArrayBuffer>));
+  },
+
+  callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {
+    const cb = Deno.UnsafeCallback.threadSafe(
+      {
+        parameters: def.parameters.map(denoType) as Deno.NativeType[],
+        result: denoType(def.result) as Deno.UnsafeCallbackDefinition["result"],
+      },
+      fn as unknown as Deno.UnsafeCallbackFunction,
+    );
+    // Threadsafe callbacks keep the event loop alive until unref'd; the binding holds its own
+    // handle while requests are in flight instead (see ffi/keepalive.ts).
+    cb.unref();
+    return toPtr(cb.pointer);
+  },
+};

@@ -1,0 +1,150 @@
+/**
+ * Finds, opens, version-checks and pins `libtritonserver.so`.
+ *
+ * Search order: `$TRITONSERVER_LIB`, then `/opt/tritonserver/lib/libtritonserver.so` (the Triton
+ * container), then `libtritonserver.so` through the system loader. The library must report API
+ * major version {@link API_VERSION}.major; functions newer than the library's minor version are
+ * bound as stubs that throw.
+ *
+ * @module
+ */
+import { API_VERSION } from "./enums.ts";
+import { LIBC_PATH, libcSymbols, RTLD_NODELETE, RTLD_NOLOAD, RTLD_NOW } from "./libc.ts";
+import { env, ffiRuntime } from "./runtime.ts";
+import { type SymbolDef, symbols } from "./symbols.ts";
+import type { AsyncFns, FfiRuntime, OpenedLibrary, SyncFns } from "./types.ts";
+
+/** The default location of the library inside NVIDIA's Triton container. */
+export const DEFAULT_LIBRARY_PATH = "/opt/tritonserver/lib/libtritonserver.so";
+
+/** Everything `src/` needs to call Triton: the adapter, the bound API and libc. */
+export interface TritonLibrary {
+  /** The runtime adapter. */
+  readonly ffi: FfiRuntime;
+  /** Path (or soname) the library was opened from. */
+  readonly path: string;
+  /** `TRITONSERVER_ApiVersion` of the loaded library. */
+  readonly version: { readonly major: number; readonly minor: number };
+  /** Symbols callable synchronously. */
+  readonly api: SyncFns<typeof symbols>;
+  /** Symbols that may wait on Triton threads (`mayBlock`): they return Promises. */
+  readonly apiAsync: AsyncFns<typeof symbols>;
+  /** libc's malloc/free/memcpy/dlopen. */
+  readonly libc: SyncFns<typeof libcSymbols>;
+}
+
+/** Thrown when no usable `libtritonserver.so` is found; `cause` holds the last loader error. */
+export class LibraryLoadError extends Error {
+  override name = "LibraryLoadError";
+}
+
+const versionOnly = {
+  TRITONSERVER_ApiVersion: symbols.TRITONSERVER_ApiVersion,
+} as const;
+
+let loaded: Promise<TritonLibrary> | undefined;
+
+/**
+ * Loads the Triton library once per process (later calls return the same library).
+ * @param path A library path to use instead of the search order.
+ * @throws {LibraryLoadError} listing every place tried and why each failed, or naming the
+ *   version mismatch.
+ */
+export function loadTriton(path?: string): Promise<TritonLibrary> {
+  loaded ??= open(path).catch((e) => {
+    loaded = undefined;
+    throw e;
+  });
+  return loaded;
+}
+
+function candidates(explicit?: string): { path: string; origin: string }[] {
+  if (explicit) return [{ path: explicit, origin: "the path given" }];
+  const list: { path: string; origin: string }[] = [];
+  const fromEnv = env("TRITONSERVER_LIB");
+  if (fromEnv) list.push({ path: fromEnv, origin: "TRITONSERVER_LIB" });
+  list.push({ path: DEFAULT_LIBRARY_PATH, origin: "the Triton container's default" });
+  list.push({ path: "libtritonserver.so", origin: "the system loader" });
+  return list;
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+async function open(explicit?: string): Promise<TritonLibrary> {
+  const ffi = await ffiRuntime();
+  const tried: string[] = [];
+  let lastError: unknown;
+  for (const { path, origin } of candidates(explicit)) {
+    let probe: OpenedLibrary<typeof versionOnly>;
+    try {
+      probe = ffi.open(path, versionOnly);
+    } catch (e) {
+      tried.push(`${path} (${origin}): ${message(e)}`);
+      lastError = e;
+      continue;
+    }
+    const version = apiVersion(ffi, probe);
+    if (version.major !== API_VERSION.major) {
+      throw new LibraryLoadError(
+        `${path} implements Triton API ${version.major}.${version.minor}; ` +
+          `tritonffi needs ${API_VERSION.major}.x`,
+      );
+    }
+    return bind(ffi, path, version);
+  }
+  throw new LibraryLoadError(
+    `Cannot load libtritonserver.so. Tried:\n  ${tried.join("\n  ")}\n` +
+      "Set TRITONSERVER_LIB to the library's path.",
+    { cause: lastError },
+  );
+}
+
+function apiVersion(
+  ffi: FfiRuntime,
+  lib: OpenedLibrary<typeof versionOnly>,
+): { major: number; minor: number } {
+  const major = new Uint32Array(1);
+  const minor = new Uint32Array(1);
+  const err = lib.sync.TRITONSERVER_ApiVersion(major, minor);
+  if (!ffi.isNull(err)) {
+    throw new LibraryLoadError(`${lib.path}: TRITONSERVER_ApiVersion failed`);
+  }
+  return { major: major[0], minor: minor[0] };
+}
+
+function bind(
+  ffi: FfiRuntime,
+  path: string,
+  version: { major: number; minor: number },
+): TritonLibrary {
+  const available: Record<string, SymbolDef> = {};
+  const missing: string[] = [];
+  for (const [name, def] of Object.entries(symbols) as [string, SymbolDef][]) {
+    if (def.since <= version.minor) available[name] = def;
+    else missing.push(name);
+  }
+  const lib = ffi.open(path, available as typeof symbols);
+  const libc = ffi.open(LIBC_PATH, libcSymbols);
+  // Pin the library: the runtime unloading it while Triton's threads still run crashes at exit.
+  libc.sync.dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  const stubs: Record<string, () => never> = {};
+  for (const name of missing) {
+    const since = (symbols as Record<string, SymbolDef>)[name].since;
+    stubs[name] = () => {
+      throw new Error(
+        `${name} needs Triton API ${API_VERSION.major}.${since}; ` +
+          `${path} implements ${version.major}.${version.minor}`,
+      );
+    };
+  }
+  return {
+    ffi,
+    path,
+    version,
+    api: { ...stubs, ...lib.sync } as SyncFns<typeof symbols>,
+    apiAsync: { ...stubs, ...lib.async } as unknown as AsyncFns<typeof symbols>,
+    libc: libc.sync,
+  };
+}

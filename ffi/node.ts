@@ -1,0 +1,138 @@
+/**
+ * The Node adapter: `koffi`.
+ *
+ * Pointers are numbers (`uintptr_t` in koffi's type language, so no External objects are made on
+ * hot paths); NULL is `0`. koffi runs a callback called from a foreign thread on the JS thread and
+ * makes that thread wait, so return values reach C. Symbols marked `mayBlock` are called with
+ * koffi's `fn.async`, off the JS thread.
+ *
+ * @module
+ */
+import type { FfiType, SymbolDef } from "./symbols.ts";
+import type { CallbackDef, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
+
+/** A koffi-bound function. */
+interface KoffiFn {
+  (...args: unknown[]): unknown;
+  async(...args: unknown[]): void;
+}
+
+/** The part of koffi this adapter uses. */
+interface Koffi {
+  load(path: string): { func(name: string, result: string, params: string[]): KoffiFn };
+  proto(name: string, result: string, params: string[]): unknown;
+  pointer(type: unknown): unknown;
+  register(fn: (...args: never[]) => unknown, type: unknown): bigint | number;
+  view(p: number, byteLength: number): ArrayBuffer;
+  address(value: unknown): bigint;
+  decode(p: number, type: string): unknown;
+}
+
+const koffi = ((await import("koffi" as string)) as { default: Koffi }).default;
+
+function koffiType(t: FfiType): string {
+  switch (t) {
+    case "ptr":
+      return "uintptr_t";
+    case "buf":
+      return "void *";
+    case "cstr":
+      return "const char *";
+    case "bool":
+      return "bool";
+    case "i32":
+      return "int32_t";
+    case "u32":
+      return "uint32_t";
+    case "i64":
+      return "int64_t";
+    case "u64":
+      return "uint64_t";
+    case "usize":
+      return "size_t";
+    case "f64":
+      return "double";
+    case "void":
+      return "void";
+  }
+}
+
+/** Callback parameters: every pointer (strings and out-parameters too) arrives as an address. */
+function koffiCallbackType(t: FfiType): string {
+  return t === "buf" || t === "cstr" ? "uintptr_t" : koffiType(t);
+}
+
+function toPtr(p: number): Ptr {
+  return p as unknown as Ptr;
+}
+
+function num(p: Ptr): number {
+  return p as unknown as number;
+}
+
+let protoCount = 0;
+
+/** The Node (koffi) implementation of {@link FfiRuntime}. */
+export const nodeRuntime: FfiRuntime = {
+  name: "node",
+  callbacksReturnToForeignThreads: true,
+  NULL: toPtr(0),
+
+  open<S extends Record<string, SymbolDef>>(path: string, defs: S): OpenedLibrary<S> {
+    const lib = koffi.load(path);
+    const sync: Record<string, unknown> = {};
+    const async: Record<string, unknown> = {};
+    for (const [name, def] of Object.entries(defs)) {
+      const fn = lib.func(name, koffiType(def.result), def.parameters.map(koffiType));
+      const wide = def.result === "i64" || def.result === "u64" || def.result === "usize";
+      if (def.mayBlock) {
+        async[name] = (...args: unknown[]) =>
+          new Promise((resolve, reject) => {
+            fn.async(...args, (err: unknown, value: unknown) => {
+              if (err) reject(err);
+              else resolve(wide ? BigInt(value as number) : value);
+            });
+          });
+      } else {
+        sync[name] = wide ? (...args: unknown[]) => BigInt(fn(...args) as number) : fn;
+      }
+    }
+    return { path, sync, async } as unknown as OpenedLibrary<S>;
+  },
+
+  isNull(p: Ptr): boolean {
+    return !num(p);
+  },
+
+  address(p: Ptr): number {
+    return Number(num(p));
+  },
+
+  fromAddress(address: number | bigint): Ptr {
+    return toPtr(Number(address));
+  },
+
+  cstring(p: Ptr): string {
+    const a = num(p);
+    return a ? (koffi.decode(a, "const char *") as string) : "";
+  },
+
+  view(p: Ptr, byteLength: number): ArrayBuffer {
+    const a = num(p);
+    if (!a || byteLength === 0) return new ArrayBuffer(0);
+    return koffi.view(a, byteLength);
+  },
+
+  addressOf(view: ArrayBufferView): Ptr {
+    return toPtr(Number(koffi.address(view)));
+  },
+
+  callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {
+    const proto = koffi.proto(
+      `tritonffi_cb${protoCount++}`,
+      koffiCallbackType(def.result),
+      def.parameters.map(koffiCallbackType),
+    );
+    return toPtr(Number(koffi.register(fn, koffi.pointer(proto))));
+  },
+};

@@ -1,0 +1,130 @@
+/**
+ * The runtime-neutral FFI contract: what `src/` sees of Deno, Bun and Node.
+ *
+ * Each runtime adapter (`deno.ts`, `bun.ts`, `node.ts`) implements {@link FfiRuntime}. Pointers are
+ * opaque {@link Ptr} values whose representation belongs to the adapter (Deno: `PointerObject |
+ * null`, Bun and Node: a number), so hot paths never convert them; code outside `ffi/` only passes
+ * them back, tests them with `isNull`, or turns them into numbers with `address`.
+ *
+ * @module
+ */
+import type { FfiType, SymbolDef } from "./symbols.ts";
+
+declare const ptrBrand: unique symbol;
+
+/** A native address as the current runtime represents it. Opaque outside `ffi/`. */
+export type Ptr = { readonly [ptrBrand]: "Ptr" };
+
+/** A C callback signature in neutral types. */
+export interface CallbackDef {
+  readonly parameters: readonly FfiType[];
+  readonly result: FfiType;
+}
+
+/** The JS type a neutral parameter type takes. */
+export type ParamValue<T extends FfiType> = T extends "ptr" ? Ptr
+  : T extends "buf" ? ArrayBufferView | null
+  : T extends "cstr" ? string | null
+  : T extends "bool" ? boolean
+  : T extends "i64" | "u64" | "usize" ? number | bigint
+  : T extends "void" ? never
+  : number;
+
+/** The JS type a neutral result type gives. */
+export type ResultValue<T extends FfiType> = T extends "void" ? void
+  : T extends "ptr" | "buf" ? Ptr
+  : T extends "cstr" ? string
+  : T extends "bool" ? boolean
+  : T extends "i64" | "u64" | "usize" ? bigint
+  : number;
+
+type Params<P extends readonly FfiType[]> = { -readonly [K in keyof P]: ParamValue<P[K]> };
+
+/** A callable native function for a symbol definition. */
+export type NativeFn<D extends CallbackDef> = (
+  ...args: Params<D["parameters"]>
+) => ResultValue<D["result"]>;
+
+/** A native function that runs off the JS thread and resolves when the call returns. */
+export type AsyncNativeFn<D extends CallbackDef> = (
+  ...args: Params<D["parameters"]>
+) => Promise<ResultValue<D["result"]>>;
+
+/** The JS function a C callback invokes (callback arguments arrive as raw values). */
+export type CallbackFn<D extends CallbackDef> = (
+  ...args: CallbackArgs<D["parameters"]>
+) => ResultValue<D["result"]>;
+
+type CallbackArgs<P extends readonly FfiType[]> = { -readonly [K in keyof P]: CallbackArg<P[K]> };
+
+/** Callback arguments: pointers of every kind arrive as {@link Ptr}. */
+export type CallbackArg<T> = T extends "ptr" | "buf" | "cstr" ? Ptr
+  : T extends "bool" ? boolean
+  : T extends "i64" | "u64" | "usize" ? number | bigint
+  : number;
+
+type BlockingKeys<S> = {
+  [K in keyof S]: S[K] extends { readonly mayBlock: true } ? K : never;
+}[keyof S];
+
+/** Symbols that never wait on Triton's threads: called synchronously. */
+export type SyncFns<S extends Record<string, SymbolDef>> = {
+  readonly [K in Exclude<keyof S, BlockingKeys<S>>]: NativeFn<S[K]>;
+};
+
+/** Symbols marked `mayBlock`: called off the JS thread, so callbacks can still run meanwhile. */
+export type AsyncFns<S extends Record<string, SymbolDef>> = {
+  readonly [K in BlockingKeys<S>]: AsyncNativeFn<S[K]>;
+};
+
+/** A library opened by an adapter. */
+export interface OpenedLibrary<S extends Record<string, SymbolDef>> {
+  readonly path: string;
+  readonly sync: SyncFns<S>;
+  readonly async: AsyncFns<S>;
+}
+
+/** One JavaScript runtime's FFI, behind the interface `src/` uses. */
+export interface FfiRuntime {
+  /** Which runtime this is. */
+  readonly name: "deno" | "bun" | "node";
+  /**
+   * Whether a callback invoked on a foreign thread runs before that thread continues, so that its
+   * return value and out-parameter writes reach C (Deno, Node: yes; Bun: no, calls are posted).
+   */
+  readonly callbacksReturnToForeignThreads: boolean;
+  /** The NULL pointer. */
+  readonly NULL: Ptr;
+  /**
+   * Opens a shared library and binds `defs`. Symbols missing from the library make it throw.
+   * @throws {Error} when the library cannot be loaded or a symbol is missing.
+   */
+  open<S extends Record<string, SymbolDef>>(path: string, defs: S): OpenedLibrary<S>;
+  /** Whether `p` is NULL. */
+  isNull(p: Ptr): boolean;
+  /** The address of `p` as a number (user-space addresses fit in 53 bits). */
+  address(p: Ptr): number;
+  /** A pointer for `address` (also used to pass small integers as `void* userp`). */
+  fromAddress(address: number | bigint): Ptr;
+  /** Reads the NUL-terminated UTF-8 string at `p` (`""` for NULL). */
+  cstring(p: Ptr): string;
+  /** A zero-copy view of `byteLength` bytes of native memory at `p`. */
+  view(p: Ptr, byteLength: number): ArrayBuffer;
+  /** The address of a JS typed array's first byte (stable while JS holds the array). */
+  addressOf(view: ArrayBufferView): Ptr;
+  /**
+   * Registers `fn` as a C function pointer that Triton's threads may call. Never closed: one per
+   * callback kind for the life of the process. The callback does not keep the process alive.
+   */
+  callback<D extends CallbackDef>(def: D, fn: CallbackFn<D>): Ptr;
+  /** Native allocator functions, where {@link callbacksReturnToForeignThreads} is false. */
+  nativeAllocator?(): NativeAllocatorFns;
+}
+
+/** Response allocator functions implemented natively (used where JS callbacks cannot return). */
+export interface NativeAllocatorFns {
+  /** A `TRITONSERVER_ResponseAllocatorAllocFn_t` that allocates host memory with `malloc`. */
+  readonly alloc: Ptr;
+  /** A `TRITONSERVER_ResponseAllocatorReleaseFn_t` that frees it with `free`. */
+  readonly release: Ptr;
+}

@@ -1,0 +1,25 @@
+/**
+ * tritonffi: NVIDIA Triton Inference Server's in-process C API for Deno, Bun and Node, with no
+ * compiled addon.
+ *
+ * @example
+ * ```ts
+ * import { Server } from "./mod.ts";
+ * await using server = await new Server({ modelRepository: "tests/models" }).start();
+ * for await (const r of server.model("add_sub").infer({ inputs: { INPUT0: a, INPUT1: b } })) {
+ *   console.log(r.outputs.OUTPUT0.data);
+ * }
+ * ```
+ * @module
+ */
+export { Server, type StartOptions } from "./src/server.ts";
+export type { ServerOptions } from "./src/options.ts";
+export { Model } from "./src/model.ts";
+export type { InferRequest } from "./src/request.ts";
+export type { InferResponse } from "./src/response.ts";
+export { Tensor, type TensorData, type TensorLike } from "./src/tensor.ts";
+export { TritonError } from "./src/errors.ts";
+export { DATA_TYPES, hasFloat16Array, type NumericArray } from "./src/dtypes.ts";
+export { bf16ToNumber, fp16ToNumber, numberToBf16, numberToFp16 } from "./src/half.ts";
+export { DEFAULT_LIBRARY_PATH, LibraryLoadError, loadTriton } from "./ffi/loader.ts";
+export type { DataTypeName, ErrorCodeName, MemoryTypeName } from "./ffi/enums.ts";

@@ -1,0 +1,65 @@
+/**
+ * `TritonError`: every failure the binding reports, with Triton's error code.
+ *
+ * @module
+ */
+import { ErrorCode, type ErrorCodeName } from "../ffi/enums.ts";
+import type { TritonLibrary } from "../ffi/loader.ts";
+import type { Ptr } from "../ffi/types.ts";
+
+const codeNames = Object.fromEntries(
+  Object.entries(ErrorCode).map(([name, value]) => [value, name]),
+) as Record<number, ErrorCodeName>;
+
+/**
+ * An error reported by Triton (a `TRITONSERVER_Error`), or detected by the binding before any C
+ * call, carrying a Triton error code.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await server.model("nope").infer({ inputs: {} }).next();
+ * } catch (e) {
+ *   if (e instanceof TritonError && e.code === "NOT_FOUND") console.log(e.message);
+ * }
+ * ```
+ */
+export class TritonError extends Error {
+  override name = "TritonError";
+  /** Triton's error code (`TRITONSERVER_Error_Code`), e.g. `"INVALID_ARG"`. */
+  readonly code: ErrorCodeName;
+
+  /**
+   * @param code the Triton error code name.
+   * @param message what went wrong (Triton's own message where Triton reported it).
+   */
+  constructor(code: ErrorCodeName, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+
+  /** The numeric `TRITONSERVER_Error_Code`. */
+  get codeValue(): number {
+    return ErrorCode[this.code];
+  }
+}
+
+/**
+ * Converts a `TRITONSERVER_Error*` into a {@link TritonError}. With `owned`, the C error is deleted
+ * (`TRITONSERVER_ErrorDelete`); errors owned by a response are only read.
+ */
+export function errorFromPtr(lib: TritonLibrary, err: Ptr, owned: boolean): TritonError {
+  const { api } = lib;
+  const code = codeNames[api.TRITONSERVER_ErrorCode(err)] ?? "UNKNOWN";
+  const message = api.TRITONSERVER_ErrorMessage(err);
+  if (owned) api.TRITONSERVER_ErrorDelete(err);
+  return new TritonError(code, message);
+}
+
+/**
+ * Throws the `TRITONSERVER_Error*` returned by a C call, after deleting it; does nothing for NULL.
+ * @throws {TritonError}
+ */
+export function check(lib: TritonLibrary, err: Ptr): void {
+  if (!lib.ffi.isNull(err)) throw errorFromPtr(lib, err, true);
+}

@@ -1,0 +1,197 @@
+/**
+ * `Tensor`: a data type, a shape and the elements, as Triton sees them.
+ *
+ * @module
+ */
+import type { DataTypeName } from "../ffi/enums.ts";
+import { decodeBytes, encodeBytes } from "./bytes.ts";
+import { DATA_TYPES, dataTypeOf, isDataTypeName, type NumericArray } from "./dtypes.ts";
+import { TritonError } from "./errors.ts";
+
+/** Elements of a tensor: a TypedArray for numeric types, one Uint8Array per BYTES element. */
+export type TensorData = NumericArray | Uint8Array[];
+
+/** What `infer()` accepts as an input: a Tensor, a TypedArray (1-D, data type implied), strings
+ * (1-D BYTES), booleans (1-D BOOL), or a `{ dtype, shape, data }` record. */
+export type TensorLike =
+  | Tensor
+  | NumericArray
+  | readonly string[]
+  | readonly boolean[]
+  | {
+    readonly dtype: DataTypeName;
+    readonly shape?: readonly number[];
+    readonly data: NumericArray | readonly (string | Uint8Array)[] | readonly boolean[];
+  };
+
+const decoder = new TextDecoder();
+
+function elementCount(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+/**
+ * A tensor: `dtype` (Triton data type name), `shape` (dimensions, batch dimension included where
+ * the model batches) and `data`.
+ *
+ * Numeric data is a TypedArray (see {@link DATA_TYPES}: BOOL is a Uint8Array of 0/1, FP16 a
+ * Float16Array where the runtime has one and otherwise Uint16Array half bits, BF16 Uint16Array
+ * bfloat16 bits). BYTES data is one Uint8Array per element; {@link Tensor.strings} decodes UTF-8.
+ *
+ * @example
+ * ```ts
+ * const t = new Tensor("FP32", [1, 4], new Float32Array([1, 2, 3, 4]));
+ * const s = Tensor.fromStrings(["a", "é"]); // BYTES, shape [2]
+ * ```
+ */
+export class Tensor {
+  /** Triton data type name. */
+  readonly dtype: DataTypeName;
+  /** Dimensions. */
+  readonly shape: readonly number[];
+  /** Elements. */
+  readonly data: TensorData;
+
+  /**
+   * @throws {TritonError} INVALID_ARG when the element count does not match the shape, or the
+   *   data's kind does not fit the data type.
+   */
+  constructor(dtype: DataTypeName, shape: readonly number[], data: TensorData) {
+    if (!isDataTypeName(dtype)) {
+      throw new TritonError("INVALID_ARG", `unknown data type '${dtype}'`);
+    }
+    for (const d of shape) {
+      if (!Number.isInteger(d) || d < 0) {
+        throw new TritonError("INVALID_ARG", `invalid dimension ${d} in shape [${shape}]`);
+      }
+    }
+    const isBytes = dtype === "BYTES";
+    if (isBytes !== Array.isArray(data)) {
+      throw new TritonError(
+        "INVALID_ARG",
+        isBytes
+          ? "BYTES data must be an array of Uint8Array or string elements"
+          : `${dtype} data must be a TypedArray`,
+      );
+    }
+    const n = elementCount(shape);
+    if (data.length !== n) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `shape [${shape.join(", ")}] needs ${n} elements, data has ${data.length}`,
+      );
+    }
+    if (!isBytes) {
+      const info = DATA_TYPES[dtype];
+      if ((data as NumericArray).BYTES_PER_ELEMENT !== info.byteSize) {
+        throw new TritonError(
+          "INVALID_ARG",
+          `${dtype} needs ${info.byteSize}-byte elements, got ${data.constructor.name}`,
+        );
+      }
+    }
+    this.dtype = dtype;
+    this.shape = Object.freeze([...shape]);
+    this.data = data;
+  }
+
+  /** A 1-D (or `shape`d) BYTES tensor of UTF-8 strings. */
+  static fromStrings(strings: readonly string[], shape?: readonly number[]): Tensor {
+    const enc = new TextEncoder();
+    return new Tensor("BYTES", shape ?? [strings.length], strings.map((s) => enc.encode(s)));
+  }
+
+  /** A BOOL tensor from booleans. */
+  static fromBooleans(values: readonly boolean[], shape?: readonly number[]): Tensor {
+    return new Tensor(
+      "BOOL",
+      shape ?? [values.length],
+      Uint8Array.from(values, (b) => (b ? 1 : 0)),
+    );
+  }
+
+  /** Builds a tensor from anything {@link TensorLike}. */
+  static from(value: TensorLike): Tensor {
+    if (value instanceof Tensor) return value;
+    if (ArrayBuffer.isView(value)) {
+      const dtype = dataTypeOf(value);
+      if (!dtype) {
+        throw new TritonError("INVALID_ARG", `unsupported array ${value.constructor.name}`);
+      }
+      return new Tensor(dtype, [value.length], value);
+    }
+    if (Array.isArray(value)) {
+      if (value.every((v) => typeof v === "boolean")) {
+        return Tensor.fromBooleans(value as boolean[]);
+      }
+      if (value.every((v) => typeof v === "string")) return Tensor.fromStrings(value as string[]);
+      throw new TritonError("INVALID_ARG", "an array input must hold only strings or booleans");
+    }
+    const rec = value as Exclude<TensorLike, Tensor | NumericArray | readonly unknown[]>;
+    const data = rec.data;
+    const n = data.length;
+    const shape = rec.shape ?? [n];
+    if (ArrayBuffer.isView(data)) return new Tensor(rec.dtype, shape, data);
+    if (rec.dtype === "BOOL") return Tensor.fromBooleans(data as boolean[], shape);
+    if (rec.dtype === "BYTES") {
+      const enc = new TextEncoder();
+      return new Tensor(
+        "BYTES",
+        shape,
+        (data as readonly (string | Uint8Array)[]).map((e) =>
+          typeof e === "string" ? enc.encode(e) : e
+        ),
+      );
+    }
+    throw new TritonError("INVALID_ARG", `${rec.dtype} data must be a TypedArray`);
+  }
+
+  /** Reads a tensor out of bytes laid out as Triton lays them (BYTES: length-prefixed elements);
+   * the result owns a copy. */
+  static fromBytes(dtype: DataTypeName, shape: readonly number[], bytes: Uint8Array): Tensor {
+    const n = elementCount(shape);
+    if (dtype === "BYTES") return new Tensor(dtype, shape, decodeBytes(bytes, n, "output"));
+    const info = DATA_TYPES[dtype];
+    if (bytes.byteLength !== n * info.byteSize) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `${dtype} shape [${shape.join(", ")}] needs ${
+          n * info.byteSize
+        } bytes, got ${bytes.byteLength}`,
+      );
+    }
+    const copy = bytes.slice();
+    return new Tensor(dtype, shape, new info.array(copy.buffer, 0, n));
+  }
+
+  /** Size in bytes as Triton sees it (BYTES: serialized, prefixes included). */
+  get byteSize(): number {
+    if (Array.isArray(this.data)) {
+      let total = 0;
+      for (const e of this.data) total += 4 + e.byteLength;
+      return total;
+    }
+    return (this.data as NumericArray).byteLength;
+  }
+
+  /** The bytes Triton reads: a view of numeric data (no copy), serialized elements for BYTES. */
+  toBytes(): Uint8Array {
+    if (Array.isArray(this.data)) return encodeBytes(this.data);
+    const d = this.data as NumericArray;
+    return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+  }
+
+  /** BYTES elements decoded as UTF-8 strings.
+   * @throws {TritonError} INVALID_ARG for a non-BYTES tensor. */
+  strings(): string[] {
+    if (!Array.isArray(this.data)) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `strings() needs a BYTES tensor, this one is ${this.dtype}`,
+      );
+    }
+    return this.data.map((e) => decoder.decode(e));
+  }
+}

@@ -42,20 +42,25 @@ const versionOnly = {
   TRITONSERVER_ApiVersion: symbols.TRITONSERVER_ApiVersion,
 } as const;
 
-let loaded: Promise<TritonLibrary> | undefined;
+const loaded = new Map<string, Promise<TritonLibrary>>();
 
 /**
- * Loads the Triton library once per process (later calls return the same library).
+ * Loads the Triton library once per process and path (later calls return the same library).
  * @param path A library path to use instead of the search order.
  * @throws {LibraryLoadError} listing every place tried and why each failed, or naming the
  *   version mismatch.
  */
 export function loadTriton(path?: string): Promise<TritonLibrary> {
-  loaded ??= open(path).catch((e) => {
-    loaded = undefined;
-    throw e;
-  });
-  return loaded;
+  const key = path ?? "";
+  let lib = loaded.get(key);
+  if (!lib) {
+    lib = open(path).catch((e) => {
+      loaded.delete(key);
+      throw e;
+    });
+    loaded.set(key, lib);
+  }
+  return lib;
 }
 
 function candidates(explicit?: string): { path: string; origin: string }[] {

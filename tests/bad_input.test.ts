@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { LibraryLoadError, loadTriton, Tensor, TritonError } from "../mod.ts";
+import { test } from "./harness.ts";
+import { collect, liveCounter, sharedServer, startServer } from "./support/env.ts";
+
+function isTritonError(code: string, pattern: RegExp) {
+  return (e: unknown) => {
+    assert.ok(e instanceof TritonError, `expected TritonError, got ${e}`);
+    assert.equal(e.code, code);
+    assert.match(e.message, pattern);
+    return true;
+  };
+}
+
+/** Fails when an in-flight request or response of the fake core is left alive. */
+async function assertNoLiveRequests(): Promise<void> {
+  const live = await liveCounter();
+  if (!live) return;
+  const deadline = Date.now() + 2000;
+  while ((live("request") > 0 || live("response") > 0) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(live("request"), 0, "live requests");
+  assert.equal(live("response"), 0, "live responses");
+  assert.equal(live("error"), 0, "live errors");
+}
+
+const good = { INPUT0: new Float32Array(16), INPUT1: new Float32Array(16) };
+
+test("unknown model: TritonError NOT_FOUND naming the model", async () => {
+  const server = await sharedServer();
+  assert.throws(
+    () => server.model("no_such_model").infer({ inputs: good }),
+    isTritonError("NOT_FOUND", /no_such_model/),
+  );
+  await assertNoLiveRequests();
+});
+
+test("unknown input name: TritonError INVALID_ARG naming the input", async () => {
+  const server = await sharedServer();
+  assert.throws(
+    () => server.model("add_sub").infer({ inputs: { ...good, BOGUS: new Float32Array(16) } }),
+    isTritonError("INVALID_ARG", /BOGUS/),
+  );
+  await assertNoLiveRequests();
+});
+
+test("missing input: TritonError INVALID_ARG", async () => {
+  const server = await sharedServer();
+  assert.throws(
+    () => server.model("add_sub").infer({ inputs: { INPUT0: good.INPUT0 } }),
+    isTritonError("INVALID_ARG", /INPUT1|input/),
+  );
+  await assertNoLiveRequests();
+});
+
+test("wrong data type: TritonError INVALID_ARG naming the data types", async () => {
+  const server = await sharedServer();
+  assert.throws(
+    () => server.model("add_sub").infer({ inputs: { ...good, INPUT1: new Int32Array(16) } }),
+    isTritonError("INVALID_ARG", /INT32|FP32/),
+  );
+  await assertNoLiveRequests();
+});
+
+test("wrong shape: TritonError INVALID_ARG", async () => {
+  const server = await sharedServer();
+  assert.throws(
+    () => server.model("add_sub").infer({ inputs: { ...good, INPUT1: new Float32Array(15) } }),
+    isTritonError("INVALID_ARG", /shape|INPUT1/),
+  );
+  await assertNoLiveRequests();
+});
+
+test("data that does not fill the shape: TritonError INVALID_ARG before any C call", () => {
+  assert.throws(
+    () => new Tensor("FP32", [2, 16], new Float32Array(16)),
+    isTritonError("INVALID_ARG", /needs 32 elements, data has 16/),
+  );
+  assert.throws(
+    () => new Tensor("FP32", [4], new Float64Array(4)),
+    isTritonError("INVALID_ARG", /4-byte elements/),
+  );
+});
+
+test("missing library: LibraryLoadError saying what was tried", async () => {
+  await assert.rejects(loadTriton("/nonexistent/libtritonserver.so"), (e: unknown) => {
+    assert.ok(e instanceof LibraryLoadError);
+    assert.match(e.message, /Tried:/);
+    assert.match(e.message, /\/nonexistent\/libtritonserver\.so/);
+    return true;
+  });
+});
+
+test("bad server options: TritonError INVALID_ARG before any C call", async () => {
+  await assert.rejects(
+    startServer({ modelControlMode: "sometimes" as "none" }),
+    isTritonError("INVALID_ARG", /modelControlMode/),
+  );
+  await assert.rejects(startServer({ exitTimeout: -1 }), isTritonError("INVALID_ARG", /exitTimeout/));
+});
+
+test("nonexistent model repository: start() fails with Triton's error", async () => {
+  await assert.rejects(
+    startServer({ modelRepository: "/nonexistent/models" }),
+    (e: unknown) => e instanceof TritonError && /nonexistent/.test(e.message),
+  );
+});
+
+test("server used after stop: TritonError UNAVAILABLE", async () => {
+  const server = await startServer();
+  const model = server.model("add_sub");
+  await server.stop();
+  assert.throws(() => model.infer({ inputs: good }), isTritonError("UNAVAILABLE", /stopped/));
+  assert.throws(() => server.ready(), isTritonError("UNAVAILABLE", /stopped/));
+  await server.stop(); // a second stop is harmless
+});
+
+test("a failed request leaves the next one working", async () => {
+  const server = await sharedServer();
+  assert.throws(() => server.model("add_sub").infer({ inputs: {} }), TritonError);
+  const [r] = await collect(server.model("add_sub").infer({ inputs: good }));
+  assert.equal((r.outputs.OUTPUT0.data as Float32Array).length, 16);
+});

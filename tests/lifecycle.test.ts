@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { test } from "./harness.ts";
+import { collect, liveCounter, startServer } from "./support/env.ts";
+
+test("server is live and ready after start, models report ready", async () => {
+  const server = await startServer();
+  try {
+    assert.equal(server.live(), true);
+    assert.equal(server.ready(), true);
+    assert.equal(server.model("identity_int32").ready(), true);
+    assert.equal(server.model("add_sub").ready(), true);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("start, infer, stop three times leaves no Triton object alive", async () => {
+  const live = await liveCounter();
+  for (let round = 0; round < 3; round++) {
+    const server = await startServer();
+    const [r] = await collect(
+      server.model("identity_int32").infer({
+        inputs: { INPUT0: { dtype: "INT32", shape: [1, 3], data: new Int32Array([round, 2, 3]) } },
+      }),
+    );
+    assert.equal((r.outputs.OUTPUT0.data as Int32Array)[0], round);
+    await server.stop();
+    if (live) assert.equal(live("total"), 0, `live objects after round ${round}`);
+  }
+});
+
+test("await using stops the server", async () => {
+  const live = await liveCounter();
+  {
+    await using server = await startServer();
+    assert.equal(server.ready(), true);
+  }
+  if (live) assert.equal(live("server"), 0);
+});

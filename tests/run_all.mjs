@@ -1,0 +1,61 @@
+// `npm test`: builds the fake core (unless TRITONSERVER_LIB names a real library), then runs the
+// same suite (tests/main.ts) on Deno, Bun and Node and prints one "N passed, N failed" line per
+// runtime, then the total. Exits non-zero when any test failed or a runtime did not finish.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const env = { ...process.env };
+
+if (env.TRITONSERVER_LIB) {
+  console.log(`Testing against ${env.TRITONSERVER_LIB} (TRITONSERVER_LIB)`);
+} else {
+  const build = spawnSync(process.execPath, [join(root, "tests/fake_core/build.mjs")], {
+    stdio: "inherit",
+    cwd: root,
+  });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
+  console.log(`Testing against the fake core (${env.TRITONSERVER_LIB})`);
+}
+
+const only = (env.TEST_RUNTIMES ?? "deno,bun,node").split(",");
+const runtimes = [
+  ["deno", bin("deno"), ["run", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write", "tests/main.ts"]],
+  ["bun", bin("bun"), ["tests/main.ts"]],
+  ["node", process.execPath, ["--import", "tsx", "tests/main.ts"]],
+].filter(([name]) => only.includes(name));
+
+const summary = [];
+let passed = 0;
+let failed = 0;
+let broken = false;
+for (const [name, cmd, args] of runtimes) {
+  if (!existsSync(cmd)) {
+    console.log(`${name}: not installed (${cmd}); run npm install`);
+    broken = true;
+    continue;
+  }
+  console.log(`\n== ${name} ==`);
+  const r = spawnSync(cmd, args, { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 20 * 60_000 });
+  process.stdout.write(r.stdout ?? "");
+  const m = /(\d+) passed, (\d+) failed/.exec(r.stdout ?? "");
+  if (!m) {
+    summary.push(`${name}: did not finish (exit ${r.status ?? r.signal})`);
+    broken = true;
+    continue;
+  }
+  passed += Number(m[1]);
+  failed += Number(m[2]);
+  if (r.status !== 0 && Number(m[2]) === 0) {
+    summary.push(`${name}: exited with ${r.status ?? r.signal} after its tests`);
+    broken = true;
+  }
+  summary.push(`${name}: ${m[1]} passed, ${m[2]} failed`);
+}
+console.log("\n" + summary.join("\n"));
+console.log(`total: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || broken ? 1 : 0);

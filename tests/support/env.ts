@@ -1,0 +1,78 @@
+/**
+ * What the tests run against: the model repository, the core (fake or real), and the fake core's
+ * live-object counts where it is the fake one.
+ *
+ * @module
+ */
+import { ffiRuntime } from "../../ffi/runtime.ts";
+import { env } from "../../ffi/runtime.ts";
+import { Server, type ServerOptions } from "../../mod.ts";
+
+/** Absolute path of tests/models. */
+export const MODEL_REPOSITORY: string = decodeURIComponent(
+  new URL("../models", import.meta.url).pathname,
+);
+
+const fakeSymbols = {
+  FAKECORE_LiveCount: {
+    parameters: ["cstr"], // const char* kind
+    result: "i64", // int64_t
+    since: 0,
+  },
+} as const;
+
+let fake: Promise<((kind: string) => number) | undefined> | undefined;
+
+/** The fake core's `FAKECORE_LiveCount`, or undefined against a real core. */
+export function liveCounter(): Promise<((kind: string) => number) | undefined> {
+  fake ??= (async () => {
+    const path = env("TRITONSERVER_LIB");
+    if (!path) return undefined;
+    const ffi = await ffiRuntime();
+    try {
+      const lib = ffi.open(path, fakeSymbols);
+      return (kind: string) => Number(lib.sync.FAKECORE_LiveCount(kind));
+    } catch {
+      return undefined;
+    }
+  })();
+  return fake;
+}
+
+/** Whether the suite runs against the project's fake core. */
+export async function isFakeCore(): Promise<boolean> {
+  return (await liveCounter()) !== undefined;
+}
+
+/** Starts a server on tests/models (quiet logs unless TRITONFFI_TEST_LOG is set). */
+export function startServer(options: Partial<ServerOptions> = {}): Promise<Server> {
+  const verbose = env("TRITONFFI_TEST_LOG") !== undefined;
+  return new Server({
+    modelRepository: MODEL_REPOSITORY,
+    logInfo: verbose,
+    logWarn: verbose,
+    exitTimeout: 10,
+    ...options,
+  }).start();
+}
+
+/** Collects every response of a stream. */
+export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of stream) out.push(item);
+  return out;
+}
+
+let shared: Promise<Server> | undefined;
+
+/** One server for the inference tests, started on first use and stopped by {@link stopShared}. */
+export function sharedServer(): Promise<Server> {
+  shared ??= startServer();
+  return shared;
+}
+
+/** Stops the shared server if it was started. */
+export async function stopShared(): Promise<void> {
+  if (shared) await (await shared).stop();
+  shared = undefined;
+}

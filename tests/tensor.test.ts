@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { bf16ToNumber, fp16ToNumber, numberToBf16, numberToFp16, Tensor, TritonError } from "../mod.ts";
+import { decodeBytes, encodeBytes } from "../src/bytes.ts";
+import { test } from "./harness.ts";
+
+test("BYTES encoding uses 4-byte little-endian length prefixes", () => {
+  const buf = encodeBytes(["ab", new Uint8Array([255]), ""]);
+  assert.deepEqual(Array.from(buf), [2, 0, 0, 0, 97, 98, 1, 0, 0, 0, 255, 0, 0, 0, 0]);
+  const back = decodeBytes(buf, 3, "t");
+  assert.deepEqual(back.map((b) => Array.from(b)), [[97, 98], [255], []]);
+});
+
+test("malformed BYTES is rejected, not read out of bounds", () => {
+  const claimsTooMuch = new Uint8Array([10, 0, 0, 0, 1, 2]);
+  assert.throws(() => decodeBytes(claimsTooMuch, 1, "t"), (e: unknown) => {
+    return e instanceof TritonError && e.code === "INVALID_ARG" && /claims 10 bytes/.test(e.message);
+  });
+  assert.throws(() => decodeBytes(new Uint8Array([1, 0]), 1, "t"), /truncated/);
+  assert.throws(() => decodeBytes(encodeBytes(["a", "b"]), 3, "t"), /holds 2 elements/);
+  assert.throws(() => Tensor.fromBytes("BYTES", [1], new Uint8Array([0xff, 0xff, 0xff, 0xff])), TritonError);
+});
+
+test("FP16 and BF16 conversions", () => {
+  for (const v of [0, 1, -1, 0.5, 65504, -0.000060975552, 2 ** -24]) {
+    assert.equal(fp16ToNumber(numberToFp16(v)), v);
+  }
+  assert.equal(numberToFp16(1e6), 0x7c00);
+  assert.ok(Number.isNaN(fp16ToNumber(numberToFp16(NaN))));
+  assert.equal(numberToFp16(1 + 2 ** -11), 0x3c00); // ties to even
+  for (const v of [0, 1, -2, 0.5, 3.140625]) assert.equal(bf16ToNumber(numberToBf16(v)), v);
+  assert.equal(numberToBf16(1 + 2 ** -8), 0x3f80); // ties to even
+});
+
+test("Tensor.from infers data types and shapes", () => {
+  assert.equal(Tensor.from(new Int32Array(3)).dtype, "INT32");
+  assert.deepEqual(Tensor.from(new Float64Array(5)).shape, [5]);
+  assert.equal(Tensor.from(["x", "y"]).dtype, "BYTES");
+  assert.deepEqual(Array.from(Tensor.from([true, false]).data as Uint8Array), [1, 0]);
+  const t = Tensor.from({ dtype: "BYTES", shape: [2, 1], data: ["a", new Uint8Array([1])] });
+  assert.equal(t.byteSize, 4 + 1 + 4 + 1);
+  assert.throws(() => Tensor.from([1, "a"] as never), TritonError);
+});

@@ -1,0 +1,37 @@
+/**
+ * Quickstart: start an in-process Triton server on the test model repository, run add_sub, and
+ * stream repeat_int32. Run it with `npm run demo` (which finds a core for you), or directly:
+ * `deno run --allow-ffi --allow-env --allow-read --allow-write examples/quickstart.ts`,
+ * `bun examples/quickstart.ts`, `node --import tsx examples/quickstart.ts`.
+ *
+ * @module
+ */
+import { loadTriton, Server } from "../mod.ts";
+
+const repository = decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
+const lib = await loadTriton();
+console.log(`libtritonserver: ${lib.path} (API ${lib.version.major}.${lib.version.minor})`);
+
+await using server = await new Server({
+  modelRepository: repository,
+  logInfo: false,
+  logWarn: false,
+}).start();
+console.log(`server live=${server.live()} ready=${server.ready()}`);
+
+const a = Float32Array.from({ length: 16 }, (_, i) => i);
+const b = Float32Array.from({ length: 16 }, () => 1);
+for await (const response of server.model("add_sub").infer({ inputs: { INPUT0: a, INPUT1: b } })) {
+  console.log("add_sub OUTPUT0 (INPUT0 + INPUT1):", Array.from(response.outputs.OUTPUT0.data as Float32Array));
+  console.log("add_sub OUTPUT1 (INPUT0 - INPUT1):", Array.from(response.outputs.OUTPUT1.data as Float32Array));
+}
+
+const stream = server.model("repeat_int32").infer({
+  inputs: { IN: new Int32Array([10, 20, 30]), DELAY: new Uint32Array([5, 5, 5]), WAIT: new Uint32Array([0]) },
+});
+for await (const response of stream) {
+  const out = (response.outputs.OUT.data as Int32Array)[0];
+  const idx = (response.outputs.IDX.data as Uint32Array)[0];
+  console.log(`repeat_int32 response ${idx}: OUT=${out}`);
+}
+console.log("done");

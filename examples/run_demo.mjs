@@ -1,0 +1,32 @@
+// `npm run demo`: runs examples/quickstart.ts on Deno against the real libtritonserver.so when one
+// is found ($TRITONSERVER_LIB, or the Triton container's /opt/tritonserver/lib), otherwise builds
+// and uses the project's fake core, and says which it used.
+// Set DEMO_RUNTIME=bun or DEMO_RUNTIME=node to run it on another runtime.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const env = { ...process.env };
+const container = "/opt/tritonserver/lib/libtritonserver.so";
+if (env.TRITONSERVER_LIB) {
+  console.log(`Using the real core from TRITONSERVER_LIB: ${env.TRITONSERVER_LIB}`);
+} else if (existsSync(container)) {
+  console.log(`Using the real core: ${container}`);
+  env.TRITONSERVER_BACKEND_DIR ??= "/opt/tritonserver/backends";
+} else {
+  console.log("No libtritonserver.so found: building and using the project's fake core (tests/fake_core)");
+  const build = spawnSync(process.execPath, [join(root, "tests/fake_core/build.mjs")], { stdio: "inherit", cwd: root });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
+}
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const runtime = env.DEMO_RUNTIME ?? "deno";
+const [cmd, args] = {
+  deno: [bin("deno"), ["run", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write", "examples/quickstart.ts"]],
+  bun: [bin("bun"), ["examples/quickstart.ts"]],
+  node: [process.execPath, ["--import", "tsx", "examples/quickstart.ts"]],
+}[runtime];
+const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, env });
+process.exit(r.status ?? 1);

@@ -12,11 +12,13 @@ import type { CallbackDef, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
 type DenoType = Deno.NativeResultType;
 
+/** Deno's type for a neutral one. A `cstr` parameter is passed as an encoded buffer. */
 function denoType(t: FfiType): DenoType {
   switch (t) {
     case "ptr":
-    case "cstr":
       return "pointer";
+    case "cstr":
+      return "buffer";
     case "buf":
       return "buffer";
     case "usize":
@@ -24,6 +26,11 @@ function denoType(t: FfiType): DenoType {
     default:
       return t;
   }
+}
+
+/** Callback arguments: every pointer, strings and out-parameters too, arrives as a pointer. */
+function callbackType(t: FfiType): DenoType {
+  return t === "buf" || t === "cstr" ? "pointer" : denoType(t);
 }
 
 const encoder = new TextEncoder();
@@ -81,7 +88,7 @@ export const denoRuntime: FfiRuntime = {
     for (const [name, def] of Object.entries(defs)) {
       denoDefs[name] = {
         parameters: def.parameters.map(denoType) as Deno.NativeType[],
-        result: denoType(def.result),
+        result: def.result === "cstr" ? "pointer" : denoType(def.result),
         nonblocking: def.mayBlock === true,
       };
     }
@@ -124,8 +131,8 @@ export const denoRuntime: FfiRuntime = {
   callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {
     const cb = Deno.UnsafeCallback.threadSafe(
       {
-        parameters: def.parameters.map(denoType) as Deno.NativeType[],
-        result: denoType(def.result) as Deno.UnsafeCallbackDefinition["result"],
+        parameters: def.parameters.map(callbackType) as Deno.NativeType[],
+        result: callbackType(def.result) as Deno.UnsafeCallbackDefinition["result"],
       },
       fn as unknown as Deno.UnsafeCallbackFunction,
     );

@@ -28,7 +28,7 @@ const numeric: [DataTypeName, ArrayLike<number | bigint>, new (a: never[]) => Ar
     ["INT16", [-32768, -1, 0, 32767], Int16Array as never],
     ["INT32", [-2147483648, -1, 0, 2147483647], Int32Array as never],
     ["INT64", [-9223372036854775808n, -1n, 0n, 9223372036854775807n], BigInt64Array as never],
-    ["FP32", [0, -1.5, 3.25, 1e30], Float32Array as never],
+    ["FP32", [0, -1.5, 3.25, 2 ** 100], Float32Array as never],
     ["FP64", [0, -1.5, Math.PI, 1e300], Float64Array as never],
   ];
 

@@ -8,10 +8,9 @@ import { ffiRuntime } from "../../ffi/runtime.ts";
 import { env } from "../../ffi/runtime.ts";
 import { Server, type ServerOptions } from "../../mod.ts";
 
-/** Absolute path of tests/models. */
-export const MODEL_REPOSITORY: string = decodeURIComponent(
-  new URL("../models", import.meta.url).pathname,
-);
+/** Absolute path of the model repository: tests/models, or `$TRITONFFI_TEST_MODELS`. */
+export const MODEL_REPOSITORY: string = env("TRITONFFI_TEST_MODELS") ??
+  decodeURIComponent(new URL("../models", import.meta.url).pathname);
 
 const fakeSymbols = {
   FAKECORE_LiveCount: {
@@ -73,6 +72,7 @@ export function sharedServer(): Promise<Server> {
 
 /** Stops the shared server if it was started. */
 export async function stopShared(): Promise<void> {
-  if (shared) await (await shared).stop();
+  const started = shared;
   shared = undefined;
+  if (started) await (await started.catch(() => undefined))?.stop();
 }

@@ -1,0 +1,653 @@
+/*
+ * fake_core.h - private declarations shared by the fake core's sources.
+ * Everything declared between the visibility pragmas stays out of the
+ * library's dynamic symbol table; only fc_api.h symbols are exported.
+ */
+#ifndef FAKE_CORE_H
+#define FAKE_CORE_H
+
+#define _GNU_SOURCE 1 /* NOLINT: strdup, pthread extras, timegm */
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fc_api.h"
+
+#pragma GCC visibility push(hidden)
+
+#define FC_VERSION_STRING "0.0.0"
+#define FC_UNUSED(x) ((void)(x))
+
+/* ------------------------------------------------------------------ */
+/* counts.c: live object accounting                                    */
+/* ------------------------------------------------------------------ */
+typedef enum {
+  FC_K_ERROR,
+  FC_K_SERVER_OPTIONS,
+  FC_K_SERVER,
+  FC_K_REQUEST,
+  FC_K_RESPONSE,
+  FC_K_ALLOCATOR,
+  FC_K_BUFFER,
+  FC_K_MESSAGE,
+  FC_K_PARAMETER,
+  FC_K_COUNT
+} fc_kind;
+
+void fc_count_inc(fc_kind kind);
+void fc_count_dec(fc_kind kind);
+
+/* ------------------------------------------------------------------ */
+/* util.c: memory, strings, string builder, time                       */
+/* ------------------------------------------------------------------ */
+void* fc_xmalloc(size_t n);
+void* fc_xcalloc(size_t n, size_t size);
+void* fc_xrealloc(void* p, size_t n);
+char* fc_strdup(const char* s);
+char* fc_strndup(const char* s, size_t n);
+char* fc_fmt(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+char* fc_vfmt(const char* fmt, va_list ap);
+
+typedef struct {
+  char* data;
+  size_t len;
+  size_t cap;
+} fc_sb;
+
+void fc_sb_init(fc_sb* sb);
+void fc_sb_free(fc_sb* sb);
+void fc_sb_putn(fc_sb* sb, const char* s, size_t n);
+void fc_sb_puts(fc_sb* sb, const char* s);
+void fc_sb_putc(fc_sb* sb, char c);
+void fc_sb_printf(fc_sb* sb, const char* fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+char* fc_sb_take(fc_sb* sb); /* returns NUL-terminated buffer, resets sb */
+
+/* Dims rendered like "[1,-1,3]". Caller frees. */
+char* fc_dims_str(const int64_t* dims, size_t n);
+
+uint64_t fc_now_ns(void);        /* monotonic */
+uint64_t fc_wall_ms(void);       /* realtime, ms since epoch */
+void fc_deadline_after_ms(struct timespec* ts, uint64_t ms); /* CLOCK_MONOTONIC */
+void fc_cond_init_mono(pthread_cond_t* cv);
+void fc_sleep_ms_plain(uint64_t ms);
+
+/* Sorted set of unique strings. */
+typedef struct {
+  char** items;
+  size_t n;
+  size_t cap;
+} fc_strset;
+
+bool fc_strset_add(fc_strset* s, const char* v); /* false if present */
+bool fc_strset_remove(fc_strset* s, const char* v);
+bool fc_strset_has(const fc_strset* s, const char* v);
+void fc_strset_clear(fc_strset* s);
+void fc_strset_copy(fc_strset* dst, const fc_strset* src);
+
+/* Thread-local marker for threads owned by the fake core. */
+extern _Thread_local int fc_core_thread;
+
+/* ------------------------------------------------------------------ */
+/* types.c: datatype helpers                                           */
+/* ------------------------------------------------------------------ */
+/* Model-config spelling ("TYPE_INT32", "TYPE_STRING" for BYTES). */
+const char* fc_config_dtype_name(TRITONSERVER_DataType dt);
+/* Returns (TRITONSERVER_DataType)-1 for an unknown name. */
+TRITONSERVER_DataType fc_config_dtype_parse(const char* s);
+
+/* ------------------------------------------------------------------ */
+/* errors.c                                                            */
+/* ------------------------------------------------------------------ */
+struct TRITONSERVER_Error {
+  TRITONSERVER_Error_Code code;
+  char* msg;
+  bool owned_by_response;
+};
+
+TRITONSERVER_Error* fc_err(TRITONSERVER_Error_Code code, const char* fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+TRITONSERVER_Error* fc_unsupported(const char* fn);
+/* Human text "<CodeString>: <message>" as the real core's Status::AsString. */
+char* fc_err_as_string(TRITONSERVER_Error* e);
+void fc_err_free(TRITONSERVER_Error* e); /* ignores ownership flag */
+const char* fc_code_string(TRITONSERVER_Error_Code code);
+
+/* ------------------------------------------------------------------ */
+/* log.c                                                               */
+/* ------------------------------------------------------------------ */
+void fc_log_set_enabled(TRITONSERVER_LogLevel level, bool on);
+void fc_log_set_verbose(int level);
+void fc_log_set_format(TRITONSERVER_LogFormat format);
+TRITONSERVER_Error* fc_log_set_file(const char* path);
+bool fc_log_enabled(TRITONSERVER_LogLevel level);
+void fc_log_at(
+    TRITONSERVER_LogLevel level, const char* file, int line, const char* fmt,
+    ...) __attribute__((format(printf, 4, 5)));
+#define FC_LOG_INFO(...) \
+  fc_log_at(TRITONSERVER_LOG_INFO, __FILE__, __LINE__, __VA_ARGS__)
+#define FC_LOG_WARN(...) \
+  fc_log_at(TRITONSERVER_LOG_WARN, __FILE__, __LINE__, __VA_ARGS__)
+#define FC_LOG_ERROR(...) \
+  fc_log_at(TRITONSERVER_LOG_ERROR, __FILE__, __LINE__, __VA_ARGS__)
+#define FC_LOG_VERBOSE(...) \
+  fc_log_at(TRITONSERVER_LOG_VERBOSE, __FILE__, __LINE__, __VA_ARGS__)
+/* Log and delete an error returned by a user callback (may be NULL). */
+void fc_log_and_drop(TRITONSERVER_Error* err, const char* what);
+
+/* ------------------------------------------------------------------ */
+/* parameter.c                                                         */
+/* ------------------------------------------------------------------ */
+struct TRITONSERVER_Parameter {
+  char* name;
+  TRITONSERVER_ParameterType type;
+  char* str;          /* STRING */
+  int64_t i64;        /* INT */
+  bool b;             /* BOOL */
+  double d;           /* DOUBLE */
+  const void* bytes;  /* BYTES (not copied) */
+  uint64_t byte_size;
+  bool counted;       /* created through the public API */
+};
+
+typedef struct {
+  TRITONSERVER_Parameter* items; /* internal, not counted */
+  size_t n;
+  size_t cap;
+} fc_params;
+
+void fc_params_add_string(fc_params* p, const char* name, const char* value);
+void fc_params_add_int(fc_params* p, const char* name, int64_t value);
+void fc_params_add_bool(fc_params* p, const char* name, bool value);
+void fc_params_add_double(fc_params* p, const char* name, double value);
+void fc_params_free(fc_params* p);
+const void* fc_param_value_ptr(const TRITONSERVER_Parameter* p);
+
+/* ------------------------------------------------------------------ */
+/* tree: generic tree produced by the pbtxt and JSON readers           */
+/* ------------------------------------------------------------------ */
+typedef enum { FC_NODE_SCALAR, FC_NODE_MESSAGE } fc_node_kind;
+
+typedef struct fc_node {
+  char* key;          /* field name */
+  fc_node_kind kind;
+  char* text;         /* scalar text (strings unquoted/unescaped) */
+  bool quoted;        /* scalar was a string literal */
+  struct fc_node* child; /* first field of a message */
+  struct fc_node* next;  /* next sibling */
+} fc_node;
+
+fc_node* fc_node_new(const char* key, size_t keylen, fc_node_kind kind);
+void fc_node_append(fc_node* parent, fc_node* child);
+void fc_node_free(fc_node* n); /* frees n, its children and its siblings */
+/* First child with key (NULL if none). */
+const fc_node* fc_node_find(const fc_node* msg, const char* key);
+
+/* pbtxt.c: protobuf text format -> tree (root message). */
+fc_node* fc_pbtxt_parse(const char* text, size_t len, char** err);
+/* json.c: JSON object -> tree (arrays become repeated fields). */
+fc_node* fc_json_parse(const char* text, size_t len, char** err);
+/* json.c: JSON writer helpers */
+void fc_json_str(fc_sb* sb, const char* s);
+
+/* ------------------------------------------------------------------ */
+/* config.c: model configuration                                       */
+/* ------------------------------------------------------------------ */
+typedef struct {
+  char* name;
+  TRITONSERVER_DataType dtype;
+  int64_t* dims;
+  size_t ndims;
+  bool has_reshape;
+  int64_t* reshape;
+  size_t nreshape;
+  bool optional;
+  bool is_shape_tensor;
+  bool allow_ragged_batch;
+  char* label_filename; /* outputs */
+} fc_io;
+
+typedef struct {
+  char* name;
+  TRITONSERVER_InstanceGroupKind kind;
+  int64_t count;
+} fc_igroup;
+
+typedef struct {
+  char* key;
+  char* value;
+} fc_kv;
+
+typedef enum { FC_VP_LATEST, FC_VP_ALL, FC_VP_SPECIFIC } fc_vp_kind;
+
+typedef struct fc_config {
+  char* name;
+  char* platform;
+  char* backend;
+  char* runtime;
+  char* default_model_filename;
+  int64_t max_batch_size;
+  fc_io* inputs;
+  size_t ninputs;
+  fc_io* outputs;
+  size_t noutputs;
+  bool has_txn_policy;
+  bool decoupled;
+  fc_igroup* groups;
+  size_t ngroups;
+  fc_kv* params;
+  size_t nparams;
+  bool has_dynamic_batching;
+  int64_t max_queue_delay_us;
+  bool preserve_ordering;
+  int64_t priority_levels;
+  int64_t default_priority_level;
+  int64_t* preferred_batch_sizes;
+  size_t npreferred;
+  fc_vp_kind vp_kind;
+  int64_t vp_latest;
+  int64_t* vp_versions;
+  size_t vp_nversions;
+} fc_config;
+
+/* Build a config from a parsed tree (pbtxt or JSON). NULL + *err on error. */
+fc_config* fc_config_from_tree(const fc_node* root, char** err);
+void fc_config_free(fc_config* c);
+/* Fill defaults the way the real core normalizes a config. */
+void fc_config_normalize(fc_config* c, const char* model_name);
+/* Serialize as the JSON the real core returns (config_version 1). */
+char* fc_config_to_json(const fc_config* c);
+const fc_io* fc_config_input(const fc_config* c, const char* name);
+const fc_io* fc_config_output(const fc_config* c, const char* name);
+const char* fc_config_param(const fc_config* c, const char* key);
+size_t fc_config_instance_count(const fc_config* c);
+
+/* ------------------------------------------------------------------ */
+/* options.c                                                           */
+/* ------------------------------------------------------------------ */
+typedef struct {
+  char* a;
+  char* b;
+  char* c;
+} fc_triple;
+
+struct TRITONSERVER_ServerOptions {
+  char* server_id;
+  fc_strset repo_paths;
+  TRITONSERVER_ModelControlMode control_mode;
+  fc_strset startup_models;
+  bool strict_model_config;
+  char* model_config_name;
+  TRITONSERVER_RateLimitMode rate_limit_mode;
+  uint64_t pinned_memory_pool_size;
+  double min_compute_capability;
+  bool exit_on_error;
+  bool strict_readiness;
+  unsigned int exit_timeout;
+  unsigned int buffer_manager_thread_count;
+  unsigned int model_load_thread_count;
+  unsigned int model_load_retry_count;
+  bool model_namespacing;
+  bool peer_access;
+  char* log_file;
+  bool log_info, log_warn, log_error;
+  int log_verbose;
+  TRITONSERVER_LogFormat log_format;
+  bool metrics, gpu_metrics, cpu_metrics;
+  uint64_t metrics_interval_ms;
+  char* backend_dir;
+  char* repoagent_dir;
+  char* cache_dir;
+  fc_triple* settings; /* backend config, host policy, metrics config ... */
+  size_t nsettings;
+  size_t settings_cap;
+};
+
+/* ------------------------------------------------------------------ */
+/* allocator.c / buffer_attributes.c / message.c                       */
+/* ------------------------------------------------------------------ */
+struct TRITONSERVER_ResponseAllocator {
+  TRITONSERVER_ResponseAllocatorAllocFn_t alloc_fn;
+  TRITONSERVER_ResponseAllocatorReleaseFn_t release_fn;
+  TRITONSERVER_ResponseAllocatorStartFn_t start_fn;
+  TRITONSERVER_ResponseAllocatorQueryFn_t query_fn;
+  TRITONSERVER_ResponseAllocatorBufferAttributesFn_t buffer_attributes_fn;
+};
+
+struct TRITONSERVER_BufferAttributes {
+  int64_t memory_type_id;
+  TRITONSERVER_MemoryType memory_type;
+  void* cuda_ipc_handle;
+  size_t byte_size;
+};
+
+struct TRITONSERVER_Message {
+  char* json;
+  size_t size;
+};
+
+/* Takes ownership of a malloc'd NUL-terminated JSON string. */
+TRITONSERVER_Message* fc_message_take(char* json);
+
+/* ------------------------------------------------------------------ */
+/* server / model records                                              */
+/* ------------------------------------------------------------------ */
+typedef enum {
+  FC_MS_UNKNOWN,
+  FC_MS_READY,
+  FC_MS_UNAVAILABLE,
+  FC_MS_LOADING,
+  FC_MS_UNLOADING
+} fc_model_state;
+
+const char* fc_model_state_str(fc_model_state s);
+
+typedef enum {
+  FC_SS_INVALID,
+  FC_SS_INITIALIZING,
+  FC_SS_READY,
+  FC_SS_EXITING,
+  FC_SS_FAILED_TO_INITIALIZE
+} fc_server_state;
+
+struct fc_model;
+struct fc_factory;
+struct fc_server;
+
+typedef struct fc_executor {
+  const char* name;
+  /* Validate a config at load time; returns NULL or an error. */
+  TRITONSERVER_Error* (*validate)(const fc_config* cfg);
+  /* Run one request on a worker thread. Must send the responses and
+   * release the request (directly or from a stream thread). */
+  void (*execute)(struct fc_model* m, TRITONSERVER_InferenceRequest* req);
+} fc_executor;
+
+/* models.c */
+const fc_executor* fc_executor_for(
+    const fc_config* cfg, TRITONSERVER_Error** err);
+
+typedef struct fc_thread_node {
+  pthread_t tid;
+  bool done;
+  struct fc_thread_node* next;
+} fc_thread_node;
+
+typedef struct {
+  uint64_t count;
+  uint64_t ns;
+} fc_duration;
+
+typedef struct {
+  uint64_t batch_size;
+  fc_duration input, infer, output;
+} fc_batch_stat;
+
+typedef struct {
+  uint64_t last_inference_ms;
+  uint64_t inference_count;
+  uint64_t execution_count;
+  fc_duration success, fail, queue, compute_input, compute_infer,
+      compute_output;
+  fc_batch_stat* batches;
+  size_t nbatches;
+} fc_stats;
+
+typedef struct fc_model {
+  struct fc_server* server;
+  char* name;
+  int64_t version;
+  char* path;          /* model directory */
+  fc_config* cfg;      /* NULL when the config could not be read */
+  const fc_executor* exec;
+  /* guarded by server->mu */
+  fc_model_state state;
+  char* reason;
+  bool retired;        /* superseded by a newer record of the same version */
+  int64_t config_mtime_ns;
+
+  /* scheduler, guarded by mu */
+  pthread_mutex_t mu;
+  pthread_cond_t queue_cv;  /* work available / shutdown */
+  pthread_cond_t idle_cv;   /* inflight reached zero */
+  pthread_cond_t sleep_cv;  /* wakes cancellable sleeps */
+  TRITONSERVER_InferenceRequest* qhead;
+  TRITONSERVER_InferenceRequest* qtail;
+  size_t inflight;
+  bool accepting;
+  bool shutdown;
+  bool teardown;            /* ServerDelete in progress: end sleeps */
+  bool threads_running;
+  pthread_t* workers;
+  size_t nworkers;
+  fc_thread_node* streams;
+  fc_stats stats;
+
+  struct fc_model* next;   /* server's list of every record */
+} fc_model;
+
+typedef struct fc_server {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  fc_server_state state;
+  char* id;
+  fc_strset repo_paths;
+  TRITONSERVER_ModelControlMode mode;
+  fc_strset startup_models;
+  bool strict_model_config;
+  bool strict_readiness;
+  bool exit_on_error;
+  char* model_config_name;
+  unsigned int exit_timeout;
+  fc_model* models;        /* every record ever created, newest first */
+  fc_thread_node* unloaders;
+  pthread_mutex_t load_mu; /* serializes load / unload / poll */
+} fc_server;
+
+/* repository.c */
+typedef struct {
+  char* name;
+  char* path;   /* model directory */
+  int dup;      /* found in more than one repository */
+} fc_repo_entry;
+
+typedef struct {
+  fc_repo_entry* items;
+  size_t n;
+} fc_repo_list;
+
+void fc_repo_scan(fc_server* s, fc_repo_list* out);
+void fc_repo_list_free(fc_repo_list* l);
+const fc_repo_entry* fc_repo_find(const fc_repo_list* l, const char* name);
+
+/* Load (or reload) one model found at 'e'. 'override' is an optional
+ * config taking the place of the file. Returns NULL or an error in the
+ * real core's wording ("version N is at UNAVAILABLE state: ...;"). */
+TRITONSERVER_Error* fc_model_load(
+    fc_server* s, const fc_repo_entry* e, fc_config* override_cfg,
+    bool* polled);
+/* Begin unloading every live version of 'name' (async). */
+void fc_model_unload_async(fc_server* s, const char* name);
+/* Stop accepting, wait for in-flight work and join all threads. */
+void fc_model_shutdown(fc_model* m);
+
+/* Lookups (server->mu must be held). */
+fc_model* fc_model_find_locked(fc_server* s, const char* name, int64_t version);
+bool fc_model_known_locked(fc_server* s, const char* name);
+/* Resolve like the real GetModel, with its error wording. */
+TRITONSERVER_Error* fc_server_get_model(
+    fc_server* s, const char* name, int64_t version, fc_model** out);
+void fc_server_join_unloaders(fc_server* s, bool all);
+
+/* scheduler.c */
+void fc_sched_start(fc_model* m);
+/* Enqueue; returns an error (caller keeps the request) when stopped. */
+TRITONSERVER_Error* fc_sched_enqueue(
+    fc_model* m, TRITONSERVER_InferenceRequest* req);
+void fc_sched_stop_accepting(fc_model* m);
+/* Wait for inflight==0; deadline_ms == UINT64_MAX waits forever.
+ * Returns true when idle. */
+bool fc_sched_wait_idle(fc_model* m, uint64_t deadline_ns);
+void fc_sched_join(fc_model* m);
+void fc_sched_inflight_inc(fc_model* m);
+void fc_sched_inflight_dec(fc_model* m);
+/* Start a stream thread owned by the model (repeat / square). */
+void fc_sched_spawn_stream(fc_model* m, void* (*fn)(void*), void* arg);
+void fc_sched_stream_done(fc_model* m);
+/* Sleep up to ms; returns early when 'f' is cancelled or at teardown.
+ * Returns true if it was cut short. */
+bool fc_sched_sleep(fc_model* m, struct fc_factory* f, uint64_t ms);
+void fc_stats_record(
+    fc_model* m, bool success, uint64_t queue_ns, uint64_t compute_ns,
+    uint64_t batch);
+
+/* ------------------------------------------------------------------ */
+/* request.c / validate.c / infer.c                                    */
+/* ------------------------------------------------------------------ */
+typedef struct {
+  const void* base;
+  size_t size;
+  TRITONSERVER_MemoryType memory_type;
+  int64_t memory_type_id;
+} fc_buf;
+
+typedef struct {
+  fc_buf* items;
+  size_t n;
+  size_t cap;
+} fc_bufs;
+
+typedef struct {
+  char* policy;
+  fc_bufs bufs;
+} fc_policy_data;
+
+typedef struct fc_input {
+  char* name;
+  TRITONSERVER_DataType dtype;
+  int64_t* shape;      /* as given by the caller */
+  size_t ndims;
+  int64_t* exec_shape; /* normalized (reshape applied, batch dim kept) */
+  size_t nexec;
+  fc_bufs data;
+  fc_policy_data* policies;
+  size_t npolicies;
+  bool raw;
+  struct fc_input* next;
+} fc_input;
+
+typedef enum {
+  FC_RS_INITIALIZED,
+  FC_RS_PENDING,
+  FC_RS_EXECUTING,
+  FC_RS_RELEASED,
+  FC_RS_FAILED_ENQUEUE
+} fc_request_state;
+
+/* Shared by a request and every response / stream it produces. */
+typedef struct fc_factory {
+  atomic_int refs;
+  atomic_bool cancelled;
+  fc_model* model;
+  char* id;
+  TRITONSERVER_ResponseAllocator* allocator;
+  void* alloc_userp;
+  TRITONSERVER_InferenceResponseCompleteFn_t response_fn;
+  void* response_userp;
+} fc_factory;
+
+fc_factory* fc_factory_ref(fc_factory* f);
+void fc_factory_unref(fc_factory* f);
+void fc_factory_send_flags(fc_factory* f, uint32_t flags);
+
+struct TRITONSERVER_InferenceRequest {
+  fc_server* server;
+  fc_model* model;
+  int64_t requested_version;
+  char* id;
+  uint32_t flags;
+  bool corr_is_string;
+  uint64_t corr_u64;
+  char* corr_str;
+  uint64_t priority;
+  uint64_t timeout_us;
+  fc_input* inputs; /* insertion order */
+  fc_strset requested;
+  fc_params params;
+  TRITONSERVER_InferenceRequestReleaseFn_t release_fn;
+  void* release_userp;
+  TRITONSERVER_ResponseAllocator* allocator;
+  void* alloc_userp;
+  TRITONSERVER_InferenceResponseCompleteFn_t response_fn;
+  void* response_userp;
+  fc_factory* factory;
+  fc_request_state state;
+  /* filled by validation for the executors */
+  uint64_t batch_size;
+  fc_strset exec_outputs;
+  uint64_t queue_start_ns;
+  struct TRITONSERVER_InferenceRequest* qnext;
+};
+
+char* fc_request_log_prefix(const TRITONSERVER_InferenceRequest* r);
+fc_input* fc_request_find_input(
+    const TRITONSERVER_InferenceRequest* r, const char* name);
+size_t fc_input_total_bytes(const fc_input* in);
+/* Copy an input's buffers into dst (must hold total bytes). */
+void fc_input_gather(const fc_input* in, void* dst);
+bool fc_input_on_gpu(const fc_input* in);
+const char* fc_request_state_str(fc_request_state s);
+
+/* validate.c: normalize + validate as the real core's Normalize(). */
+TRITONSERVER_Error* fc_request_normalize(TRITONSERVER_InferenceRequest* r);
+
+/* infer.c: hand the request back through its release callback. */
+void fc_request_release(TRITONSERVER_InferenceRequest* r);
+
+/* ------------------------------------------------------------------ */
+/* response.c                                                          */
+/* ------------------------------------------------------------------ */
+typedef struct {
+  char* name;
+  TRITONSERVER_DataType dtype;
+  int64_t* shape;
+  size_t ndims;
+  void* buffer;
+  void* buffer_userp;
+  size_t byte_size;
+  TRITONSERVER_MemoryType memory_type;
+  int64_t memory_type_id;
+} fc_output;
+
+struct TRITONSERVER_InferenceResponse {
+  fc_factory* factory;
+  TRITONSERVER_Error* error;
+  fc_output* outputs;
+  size_t noutputs;
+  size_t cap;
+  fc_params params;
+};
+
+/* Create a response (invokes the allocator's start_fn). */
+TRITONSERVER_InferenceResponse* fc_response_new(fc_factory* f);
+/* Add an output and allocate its buffer through the user's allocator.
+ * The output stays in the response even when allocation fails. */
+TRITONSERVER_Error* fc_response_output(
+    TRITONSERVER_InferenceResponse* r, const char* name,
+    TRITONSERVER_DataType dtype, const int64_t* shape, size_t ndims,
+    size_t byte_size, void** buffer);
+/* Send; takes ownership of 'err' (may be NULL). */
+void fc_response_send(
+    TRITONSERVER_InferenceResponse* r, uint32_t flags, TRITONSERVER_Error* err);
+/* Internal deletion (releases buffers on the current thread). */
+void fc_response_destroy(TRITONSERVER_InferenceResponse* r);
+/* Error response + FINAL from a factory, like the core's RespondIfError. */
+void fc_respond_error(fc_factory* f, TRITONSERVER_Error* err);
+
+#pragma GCC visibility pop
+
+#endif /* FAKE_CORE_H */

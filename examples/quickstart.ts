@@ -22,12 +22,22 @@ console.log(`server live=${server.live()} ready=${server.ready()}`);
 const a = Float32Array.from({ length: 16 }, (_, i) => i);
 const b = Float32Array.from({ length: 16 }, () => 1);
 for await (const response of server.model("add_sub").infer({ inputs: { INPUT0: a, INPUT1: b } })) {
-  console.log("add_sub OUTPUT0 (INPUT0 + INPUT1):", Array.from(response.outputs.OUTPUT0.data as Float32Array));
-  console.log("add_sub OUTPUT1 (INPUT0 - INPUT1):", Array.from(response.outputs.OUTPUT1.data as Float32Array));
+  console.log(
+    "add_sub OUTPUT0 (INPUT0 + INPUT1):",
+    Array.from(response.outputs.OUTPUT0.data as Float32Array),
+  );
+  console.log(
+    "add_sub OUTPUT1 (INPUT0 - INPUT1):",
+    Array.from(response.outputs.OUTPUT1.data as Float32Array),
+  );
 }
 
 const stream = server.model("repeat_int32").infer({
-  inputs: { IN: new Int32Array([10, 20, 30]), DELAY: new Uint32Array([5, 5, 5]), WAIT: new Uint32Array([0]) },
+  inputs: {
+    IN: new Int32Array([10, 20, 30]),
+    DELAY: new Uint32Array([5, 5, 5]),
+    WAIT: new Uint32Array([0]),
+  },
 });
 for await (const response of stream) {
   const out = (response.outputs.OUT.data as Int32Array)[0];

@@ -16,15 +16,27 @@ if (env.TRITONSERVER_LIB) {
   console.log(`Using the real core: ${container}`);
   env.TRITONSERVER_BACKEND_DIR ??= "/opt/tritonserver/backends";
 } else {
-  console.log("No libtritonserver.so found: building and using the project's fake core (tests/fake_core)");
-  const build = spawnSync(process.execPath, [join(root, "tests/fake_core/build.mjs")], { stdio: "inherit", cwd: root });
+  console.log(
+    "No libtritonserver.so found: building and using the project's fake core (tests/fake_core)",
+  );
+  const build = spawnSync(process.execPath, [join(root, "tests/fake_core/build.mjs")], {
+    stdio: "inherit",
+    cwd: root,
+  });
   if (build.status !== 0) process.exit(build.status ?? 1);
   env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
 }
 const bin = (name) => join(root, "node_modules", ".bin", name);
 const runtime = env.DEMO_RUNTIME ?? "deno";
 const [cmd, args] = {
-  deno: [bin("deno"), ["run", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write", "examples/quickstart.ts"]],
+  deno: [bin("deno"), [
+    "run",
+    "--allow-ffi",
+    "--allow-env",
+    "--allow-read",
+    "--allow-write",
+    "examples/quickstart.ts",
+  ]],
   bun: [bin("bun"), ["examples/quickstart.ts"]],
   node: [process.execPath, ["--import", "tsx", "examples/quickstart.ts"]],
 }[runtime];

@@ -25,7 +25,7 @@ interface Koffi {
   register(fn: (...args: never[]) => unknown, type: unknown): bigint | number;
   view(p: number, byteLength: number): ArrayBuffer;
   address(value: unknown): bigint;
-  decode(p: number, type: string): unknown;
+  decode(p: number, type: string, length: number): unknown;
 }
 
 const koffi = ((await import("koffi" as string)) as { default: Koffi }).default;
@@ -114,7 +114,7 @@ export const nodeRuntime: FfiRuntime = {
 
   cstring(p: Ptr): string {
     const a = num(p);
-    return a ? (koffi.decode(a, "const char *") as string) : "";
+    return a ? (koffi.decode(a, "char", -1) as string) : "";
   },
 
   view(p: Ptr, byteLength: number): ArrayBuffer {

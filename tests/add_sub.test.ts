@@ -29,7 +29,10 @@ test("add_sub: requested outputs limit what comes back", async () => {
     server.model("add_sub").infer({ inputs: { INPUT0: a, INPUT1: b }, outputs: ["OUTPUT1"] }),
   );
   assert.deepEqual(Object.keys(response.outputs), ["OUTPUT1"]);
-  assert.deepEqual(Array.from(response.outputs.OUTPUT1.data as Float32Array), new Array(16).fill(-1));
+  assert.deepEqual(
+    Array.from(response.outputs.OUTPUT1.data as Float32Array),
+    new Array(16).fill(-1),
+  );
 });
 
 test("add_sub: 64 concurrent requests each get their own answer", async () => {

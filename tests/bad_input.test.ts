@@ -97,7 +97,10 @@ test("bad server options: TritonError INVALID_ARG before any C call", async () =
     startServer({ modelControlMode: "sometimes" as "none" }),
     isTritonError("INVALID_ARG", /modelControlMode/),
   );
-  await assert.rejects(startServer({ exitTimeout: -1 }), isTritonError("INVALID_ARG", /exitTimeout/));
+  await assert.rejects(
+    startServer({ exitTimeout: -1 }),
+    isTritonError("INVALID_ARG", /exitTimeout/),
+  );
 });
 
 test("nonexistent model repository: start() fails with Triton's error", async () => {

@@ -18,19 +18,18 @@ async function roundTrip(dtype: DataTypeName, input: Tensor): Promise<Tensor> {
   return out;
 }
 
-const numeric: [DataTypeName, ArrayLike<number | bigint>, new (a: never[]) => ArrayBufferView][] =
-  [
-    ["UINT8", [0, 1, 127, 255], Uint8Array as never],
-    ["UINT16", [0, 1, 65535, 1234], Uint16Array as never],
-    ["UINT32", [0, 1, 4294967295, 7], Uint32Array as never],
-    ["UINT64", [0n, 1n, 18446744073709551615n, 9007199254740993n], BigUint64Array as never],
-    ["INT8", [-128, -1, 0, 127], Int8Array as never],
-    ["INT16", [-32768, -1, 0, 32767], Int16Array as never],
-    ["INT32", [-2147483648, -1, 0, 2147483647], Int32Array as never],
-    ["INT64", [-9223372036854775808n, -1n, 0n, 9223372036854775807n], BigInt64Array as never],
-    ["FP32", [0, -1.5, 3.25, 2 ** 100], Float32Array as never],
-    ["FP64", [0, -1.5, Math.PI, 1e300], Float64Array as never],
-  ];
+const numeric: [DataTypeName, ArrayLike<number | bigint>, new (a: never[]) => ArrayBufferView][] = [
+  ["UINT8", [0, 1, 127, 255], Uint8Array as never],
+  ["UINT16", [0, 1, 65535, 1234], Uint16Array as never],
+  ["UINT32", [0, 1, 4294967295, 7], Uint32Array as never],
+  ["UINT64", [0n, 1n, 18446744073709551615n, 9007199254740993n], BigUint64Array as never],
+  ["INT8", [-128, -1, 0, 127], Int8Array as never],
+  ["INT16", [-32768, -1, 0, 32767], Int16Array as never],
+  ["INT32", [-2147483648, -1, 0, 2147483647], Int32Array as never],
+  ["INT64", [-9223372036854775808n, -1n, 0n, 9223372036854775807n], BigInt64Array as never],
+  ["FP32", [0, -1.5, 3.25, 2 ** 100], Float32Array as never],
+  ["FP64", [0, -1.5, Math.PI, 1e300], Float64Array as never],
+];
 
 for (const [dtype, values, ctor] of numeric) {
   test(`identity round trip ${dtype}`, async () => {
@@ -51,7 +50,12 @@ test("identity round trip FP16 (half bits, or Float16Array where the runtime has
   const bits = Uint16Array.from(values, numberToFp16);
   assert.deepEqual(Array.from(bits), [0x0000, 0x3c00, 0xc100, 0x7bff]);
   const input = hasFloat16Array
-    ? new Tensor("FP16", [1, 4], new (globalThis as unknown as { Float16Array: new (v: number[]) => Uint16Array }).Float16Array(values))
+    ? new Tensor(
+      "FP16",
+      [1, 4],
+      new (globalThis as unknown as { Float16Array: new (v: number[]) => Uint16Array })
+        .Float16Array(values),
+    )
     : new Tensor("FP16", [1, 4], bits);
   const out = await roundTrip("FP16", input);
   if (hasFloat16Array) {

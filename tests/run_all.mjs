@@ -24,7 +24,14 @@ if (env.TRITONSERVER_LIB) {
 
 const only = (env.TEST_RUNTIMES ?? "deno,bun,node").split(",");
 const runtimes = [
-  ["deno", bin("deno"), ["run", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write", "tests/main.ts"]],
+  ["deno", bin("deno"), [
+    "run",
+    "--allow-ffi",
+    "--allow-env",
+    "--allow-read",
+    "--allow-write",
+    "tests/main.ts",
+  ]],
   ["bun", bin("bun"), ["tests/main.ts"]],
   ["node", process.execPath, ["--import", "tsx", "tests/main.ts"]],
 ].filter(([name]) => only.includes(name));
@@ -40,7 +47,13 @@ for (const [name, cmd, args] of runtimes) {
     continue;
   }
   console.log(`\n== ${name} ==`);
-  const r = spawnSync(cmd, args, { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 20 * 60_000 });
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    timeout: 20 * 60_000,
+  });
   process.stdout.write(r.stdout ?? "");
   const m = /(\d+) passed, (\d+) failed/.exec(r.stdout ?? "");
   if (!m) {

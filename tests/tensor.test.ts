@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { bf16ToNumber, fp16ToNumber, numberToBf16, numberToFp16, Tensor, TritonError } from "../mod.ts";
+import {
+  bf16ToNumber,
+  fp16ToNumber,
+  numberToBf16,
+  numberToFp16,
+  Tensor,
+  TritonError,
+} from "../mod.ts";
 import { decodeBytes, encodeBytes } from "../src/bytes.ts";
 import { test } from "./harness.ts";
 
@@ -13,11 +20,15 @@ test("BYTES encoding uses 4-byte little-endian length prefixes", () => {
 test("malformed BYTES is rejected, not read out of bounds", () => {
   const claimsTooMuch = new Uint8Array([10, 0, 0, 0, 1, 2]);
   assert.throws(() => decodeBytes(claimsTooMuch, 1, "t"), (e: unknown) => {
-    return e instanceof TritonError && e.code === "INVALID_ARG" && /claims 10 bytes/.test(e.message);
+    return e instanceof TritonError && e.code === "INVALID_ARG" &&
+      /claims 10 bytes/.test(e.message);
   });
   assert.throws(() => decodeBytes(new Uint8Array([1, 0]), 1, "t"), /truncated/);
   assert.throws(() => decodeBytes(encodeBytes(["a", "b"]), 3, "t"), /holds 2 elements/);
-  assert.throws(() => Tensor.fromBytes("BYTES", [1], new Uint8Array([0xff, 0xff, 0xff, 0xff])), TritonError);
+  assert.throws(
+    () => Tensor.fromBytes("BYTES", [1], new Uint8Array([0xff, 0xff, 0xff, 0xff])),
+    TritonError,
+  );
 });
 
 test("FP16 and BF16 conversions", () => {

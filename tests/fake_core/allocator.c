@@ -1,0 +1,48 @@
+/* allocator.c - TRITONSERVER_ResponseAllocator. */
+#include "fake_core.h"
+
+#include <stdlib.h>
+
+TRITONSERVER_Error*
+TRITONSERVER_ResponseAllocatorNew(
+    TRITONSERVER_ResponseAllocator** allocator,
+    TRITONSERVER_ResponseAllocatorAllocFn_t alloc_fn,
+    TRITONSERVER_ResponseAllocatorReleaseFn_t release_fn,
+    TRITONSERVER_ResponseAllocatorStartFn_t start_fn)
+{
+  TRITONSERVER_ResponseAllocator* a = fc_xcalloc(1, sizeof(*a));
+  a->alloc_fn = alloc_fn;
+  a->release_fn = release_fn;
+  a->start_fn = start_fn;
+  fc_count_inc(FC_K_ALLOCATOR);
+  *allocator = a;
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ResponseAllocatorSetBufferAttributesFunction(
+    TRITONSERVER_ResponseAllocator* allocator,
+    TRITONSERVER_ResponseAllocatorBufferAttributesFn_t buffer_attributes_fn)
+{
+  allocator->buffer_attributes_fn = buffer_attributes_fn;
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ResponseAllocatorSetQueryFunction(
+    TRITONSERVER_ResponseAllocator* allocator,
+    TRITONSERVER_ResponseAllocatorQueryFn_t query_fn)
+{
+  allocator->query_fn = query_fn;
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ResponseAllocatorDelete(TRITONSERVER_ResponseAllocator* allocator)
+{
+  if (allocator != NULL) {
+    free(allocator);
+    fc_count_dec(FC_K_ALLOCATOR);
+  }
+  return NULL;
+}

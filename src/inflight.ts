@@ -13,8 +13,8 @@ import { ResponseCompleteFlag } from "../ffi/enums.ts";
 import * as keepalive from "../ffi/keepalive.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
-import type { TritonError } from "./errors.ts";
-import { type InferResponse, takeResponse } from "./response.ts";
+import { TritonError } from "./errors.ts";
+import { type InferResponse, readResponse } from "./response.ts";
 
 /** What a waiting consumer gets: a response, or the end of the stream. */
 export type StreamItem = InferResponse | { readonly end: true; readonly error?: TritonError };
@@ -39,8 +39,18 @@ export class InflightRequest {
   #wake: (() => void) | undefined;
   #done: { promise: Promise<void>; resolve: () => void };
 
-  constructor(id: number, request: Ptr, keep: unknown[], owner: Set<InflightRequest>) {
+  /** A user queue that also receives each response. */
+  readonly queue: { push(response: InferResponse): unknown } | undefined;
+
+  constructor(
+    id: number,
+    request: Ptr,
+    keep: unknown[],
+    owner: Set<InflightRequest>,
+    queue?: { push(response: InferResponse): unknown },
+  ) {
     this.id = id;
+    this.queue = queue;
     this.request = request;
     this.keep = keep;
     this.owner = owner;
@@ -54,8 +64,10 @@ export class InflightRequest {
     return this.#done.promise;
   }
 
-  /** Queues an item for the consumer. */
+  /** Queues an item for the consumer (and the user queue). */
   deliver(item: StreamItem): void {
+    if (this.abandoned) return;
+    if (this.queue && !("end" in item)) this.queue.push(item);
     this.#items.push(item);
     const wake = this.#wake;
     this.#wake = undefined;
@@ -68,6 +80,16 @@ export class InflightRequest {
       await new Promise<void>((r) => (this.#wake = r));
     }
     return this.#items.shift()!;
+  }
+
+  /** Ends the stream now with `error`; whatever is queued or still arrives is dropped. */
+  fail(error: TritonError): void {
+    if (!this.queue) {
+      for (const item of this.#items) if (!("end" in item)) item.dispose();
+    }
+    this.#items = [];
+    this.deliver({ end: true, error });
+    this.abandoned = true;
   }
 
   /** Marks the state complete. */
@@ -112,7 +134,7 @@ export class InflightTable {
   }
 
   /** Stops tracking a request Triton did not accept (the caller deletes it). */
-  abort(state: InflightRequest): void {
+  untrack(state: InflightRequest): void {
     this.#byId.delete(state.id);
     state.owner.delete(state);
     state.finish();
@@ -129,6 +151,13 @@ export class InflightTable {
       const err = this.lib.api.TRITONSERVER_InferenceRequestCancel(state.request);
       if (!this.lib.ffi.isNull(err)) this.lib.api.TRITONSERVER_ErrorDelete(err);
     }
+  }
+
+  /** Ends the request's stream with `error` now and cancels it in Triton. */
+  abort(state: InflightRequest, error: TritonError): void {
+    if (state.abandoned) return;
+    state.fail(error);
+    this.cancel(state);
   }
 
   #complete(kind: CompletionKindValue, object: Ptr, flags: number, userp: number): void {
@@ -150,9 +179,11 @@ export class InflightTable {
           api.TRITONSERVER_InferenceResponseDelete(object);
         } else {
           try {
-            state.deliver(takeResponse(this.lib, object, final));
+            state.deliver(readResponse(this.lib, object, final));
           } catch (e) {
-            state.deliver({ end: true, error: e as TritonError });
+            state.fail(
+              e instanceof TritonError ? e : new TritonError("INTERNAL", String(e), { cause: e }),
+            );
           }
         }
       }

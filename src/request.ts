@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { MemoryType } from "../ffi/enums.ts";
+import { MemoryType, RequestFlag } from "../ffi/enums.ts";
+import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { DATA_TYPES } from "./dtypes.ts";
 import { check, TritonError } from "./errors.ts";
@@ -21,6 +22,27 @@ export interface InferRequest {
   readonly outputs?: readonly string[];
   /** Request id (`TRITONSERVER_InferenceRequestSetId`), echoed by responses. */
   readonly id?: string;
+  /** Sequence correlation id: an unsigned integer (`TRITONSERVER_InferenceRequestSetCorrelationId`)
+   * or a string (`TRITONSERVER_InferenceRequestSetCorrelationIdString`). */
+  readonly correlationId?: number | bigint | string;
+  /** Priority, 0 = the model's default; lower values run first
+   * (`TRITONSERVER_InferenceRequestSetPriorityUInt64`). */
+  readonly priority?: number | bigint;
+  /** Timeout in microseconds, 0 = none (`TRITONSERVER_InferenceRequestSetTimeoutMicroseconds`). */
+  readonly timeout?: number | bigint;
+  /** Marks the first request of a sequence (`TRITONSERVER_REQUEST_FLAG_SEQUENCE_START`). */
+  readonly sequenceStart?: boolean;
+  /** Marks the last request of a sequence (`TRITONSERVER_REQUEST_FLAG_SEQUENCE_END`). */
+  readonly sequenceEnd?: boolean;
+  /** Request parameters (`TRITONSERVER_InferenceRequestSet{String,Int,Bool,Double}Parameter`):
+   * strings, booleans, integers (number or bigint, as INT) and non-integral numbers (DOUBLE). */
+  readonly parameters?: Readonly<Record<string, string | number | bigint | boolean>>;
+  /** Aborting cancels the request (`TRITONSERVER_InferenceRequestCancel`): the stream throws a
+   * `TritonError` with code CANCELLED and delivers nothing more. */
+  readonly signal?: AbortSignal;
+  /** Also hand every response, as it arrives, to this queue (anything with `push`, e.g. an array
+   * or a {@link ResponseQueue}), whether or not the generator is being iterated. */
+  readonly responseQueue?: { push(response: InferResponse): unknown };
   /** With `false`, a response carrying an error is yielded with its `error` set instead of thrown. */
   readonly raiseOnError?: boolean;
 }
@@ -66,7 +88,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   const id = table.reserveId();
   const keep: unknown[] = [];
   try {
-    if (req.id !== undefined) check(lib, api.TRITONSERVER_InferenceRequestSetId(request, req.id));
+    applyOptions(lib, request, req);
     for (const [name, tensor] of tensors) {
       const shape = BigInt64Array.from(tensor.shape, (d) => BigInt(d));
       check(
@@ -119,12 +141,22 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
     );
     // Track before submitting: a completion can be drained only on a later macrotask, but the
     // state must exist by then.
-    const state = new InflightRequest(id, request, keep, target.requests);
+    const state = new InflightRequest(id, request, keep, target.requests, req.responseQueue);
     table.add(state);
     const err = api.TRITONSERVER_ServerInferAsync(server, request, ffi.NULL);
     if (!ffi.isNull(err)) {
-      table.abort(state);
+      table.untrack(state);
       check(lib, err);
+    }
+    const signal = req.signal;
+    if (signal) {
+      const onAbort = () =>
+        table.abort(state, new TritonError("CANCELLED", `request cancelled: ${signal.reason}`));
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener("abort", onAbort, { once: true });
+        state.finished.then(() => signal.removeEventListener("abort", onAbort));
+      }
     }
     return stream(table, state, req.raiseOnError ?? true);
   } catch (e) {
@@ -133,22 +165,95 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   }
 }
 
+function u64(name: string, value: number | bigint): bigint {
+  const v = typeof value === "bigint" ? value : Number.isInteger(value) ? BigInt(value) : -1n;
+  if (v < 0n || v > 0xffffffffffffffffn) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `${name} must be an unsigned 64-bit integer, not ${value}`,
+    );
+  }
+  return v;
+}
+
+/** Applies everything but inputs and outputs to a new request. */
+function applyOptions(lib: TritonLibrary, request: Ptr, req: InferRequest): void {
+  const { api } = lib;
+  if (req.id !== undefined) check(lib, api.TRITONSERVER_InferenceRequestSetId(request, req.id));
+  const cid = req.correlationId;
+  if (typeof cid === "string") {
+    check(lib, api.TRITONSERVER_InferenceRequestSetCorrelationIdString(request, cid));
+  } else if (cid !== undefined) {
+    check(
+      lib,
+      api.TRITONSERVER_InferenceRequestSetCorrelationId(request, u64("correlationId", cid)),
+    );
+  }
+  if (req.priority !== undefined) {
+    check(
+      lib,
+      api.TRITONSERVER_InferenceRequestSetPriorityUInt64(request, u64("priority", req.priority)),
+    );
+  }
+  if (req.timeout !== undefined) {
+    check(
+      lib,
+      api.TRITONSERVER_InferenceRequestSetTimeoutMicroseconds(request, u64("timeout", req.timeout)),
+    );
+  }
+  const flags = (req.sequenceStart ? RequestFlag.SEQUENCE_START : 0) |
+    (req.sequenceEnd ? RequestFlag.SEQUENCE_END : 0);
+  if (flags) check(lib, api.TRITONSERVER_InferenceRequestSetFlags(request, flags));
+  for (const [key, value] of Object.entries(req.parameters ?? {})) {
+    let err: Ptr;
+    if (typeof value === "string") {
+      err = api.TRITONSERVER_InferenceRequestSetStringParameter(request, key, value);
+    } else if (typeof value === "boolean") {
+      err = api.TRITONSERVER_InferenceRequestSetBoolParameter(request, key, value);
+    } else if (typeof value === "bigint" || Number.isInteger(value)) {
+      err = api.TRITONSERVER_InferenceRequestSetIntParameter(request, key, BigInt(value));
+    } else if (typeof value === "number") {
+      err = api.TRITONSERVER_InferenceRequestSetDoubleParameter(request, key, value);
+    } else {
+      throw new TritonError(
+        "INVALID_ARG",
+        `parameter '${key}' has unsupported type ${typeof value}`,
+      );
+    }
+    check(lib, err);
+  }
+}
+
+/**
+ * The generator over one request's responses. Each response is disposed when the consumer asks
+ * for the next one or leaves (unless a user queue also received it: then the queue's consumer
+ * owns it). Leaving before FINAL cancels the request.
+ */
 async function* stream(
   table: InflightTable,
   state: InflightRequest,
   raiseOnError: boolean,
 ): AsyncGenerator<InferResponse> {
+  const owned = state.queue === undefined;
+  let current: InferResponse | undefined;
   try {
     while (true) {
       const item = await state.next();
+      if (owned) current?.dispose();
+      current = undefined;
       if ("end" in item) {
         if (item.error) throw item.error;
         return;
       }
-      if (item.error && raiseOnError) throw item.error;
+      if (item.error && raiseOnError) {
+        if (owned) item.dispose();
+        throw item.error;
+      }
+      current = item;
       yield item;
     }
   } finally {
-    if (!state.final) table.cancel(state);
+    if (owned) current?.dispose();
+    if (!state.final) table.abort(state, new TritonError("CANCELLED", "the consumer left"));
   }
 }

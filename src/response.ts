@@ -1,67 +1,132 @@
 /**
- * `InferResponse`: one response of an inference, read out of a `TRITONSERVER_InferenceResponse`.
+ * `InferResponse`: one response of an inference, over a `TRITONSERVER_InferenceResponse` that it
+ * owns until disposed.
  *
  * @module
  */
+import { type MemoryTypeName, ParameterType } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { dataTypeName } from "./dtypes.ts";
 import { errorFromPtr, TritonError } from "./errors.ts";
 import { Tensor } from "./tensor.ts";
 
-/** One response of an inference request. */
-export interface InferResponse {
+/** A response parameter's value: STRING → string, INT → bigint, BOOL → boolean, DOUBLE → number,
+ * BYTES → Uint8Array (a copy). */
+export type ParameterValue = string | bigint | boolean | number | Uint8Array;
+
+const memoryTypeNames: readonly MemoryTypeName[] = ["CPU", "CPU_PINNED", "GPU"];
+
+/** Deletes responses that JS dropped without disposing (a safety net, not the normal path). */
+const unreleased = new FinalizationRegistry<{ lib: TritonLibrary; response: Ptr }>(
+  ({ lib, response }) => lib.api.TRITONSERVER_InferenceResponseDelete(response),
+);
+
+/**
+ * One response of an inference request.
+ *
+ * Host outputs are zero-copy views of the buffers Triton filled; they stay valid until the
+ * response is disposed — by `dispose()`/`using`, or by the response generator moving on to the
+ * next response. Reading an output after that throws; `copy()` keeps values longer.
+ */
+export class InferResponse implements Disposable {
   /** Model that produced it. */
   readonly model: { readonly name: string; readonly version: number };
   /** The request id it answers (`""` where none was set). */
   readonly id: string;
-  /** Output tensors by name (owned copies, valid after the response is gone). */
+  /** Output tensors by name. */
   readonly outputs: Readonly<Record<string, Tensor>>;
+  /** Response parameters by name (`TRITONSERVER_InferenceResponseParameter`). */
+  readonly parameters: Readonly<Record<string, ParameterValue>>;
   /** The error the response carries, if any (see `raiseOnError`). */
   readonly error?: TritonError;
   /** Whether this is the request's last response (`TRITONSERVER_RESPONSE_COMPLETE_FINAL`). */
   readonly final: boolean;
-}
+  #lib: TritonLibrary | undefined;
+  #native: Ptr | undefined;
+  #lease = { disposed: false };
+  #views: ArrayBuffer[] = [];
 
-/** Out-parameter words, reused for every response (all reads happen on the JS thread). */
-const words = new BigUint64Array(8);
-const u32 = new Uint32Array(2);
-const i64 = new BigInt64Array(2);
+  /** @internal Use {@link readResponse}. */
+  constructor(
+    fields: {
+      model: { name: string; version: number };
+      id: string;
+      outputs: Record<string, Tensor>;
+      parameters: Record<string, ParameterValue>;
+      error?: TritonError;
+      final: boolean;
+    },
+    native?: {
+      lib: TritonLibrary;
+      response: Ptr;
+      lease: { disposed: boolean };
+      views: ArrayBuffer[];
+    },
+  ) {
+    this.model = fields.model;
+    this.id = fields.id;
+    this.outputs = fields.outputs;
+    this.parameters = fields.parameters;
+    this.error = fields.error;
+    this.final = fields.final;
+    if (native) {
+      this.#lib = native.lib;
+      this.#native = native.response;
+      this.#lease = native.lease;
+      this.#views = native.views;
+      unreleased.register(this, { lib: native.lib, response: native.response }, this);
+    }
+  }
 
-/**
- * Reads `response` into an {@link InferResponse} (outputs are copied), then deletes it with
- * `TRITONSERVER_InferenceResponseDelete`, which returns the output buffers to the allocator.
- */
-export function takeResponse(lib: TritonLibrary, response: Ptr, final: boolean): InferResponse {
-  const { api, ffi } = lib;
-  try {
-    const errPtr = api.TRITONSERVER_InferenceResponseError(response);
-    const error = ffi.isNull(errPtr) ? undefined : errorFromPtr(lib, errPtr, false);
-    const modelName = new BigUint64Array(1);
-    let model = { name: "", version: -1 };
-    if (ffi.isNull(api.TRITONSERVER_InferenceResponseModel(response, modelName, i64))) {
-      model = { name: ffi.cstring(ffi.fromAddress(modelName[0])), version: Number(i64[0]) };
+  /** Whether the native response has been released. */
+  get disposed(): boolean {
+    return this.#native === undefined;
+  }
+
+  /**
+   * Releases the native response (`TRITONSERVER_InferenceResponseDelete`, which returns its
+   * output buffers to the allocator). Output views become unreadable. Idempotent.
+   */
+  dispose(): void {
+    const response = this.#native;
+    if (response === undefined) return;
+    this.#native = undefined;
+    this.#lease.disposed = true;
+    unreleased.unregister(this);
+    // Detach the views where the runtime can, so a kept TypedArray cannot read freed memory.
+    for (const buffer of this.#views) {
+      (buffer as { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
     }
-    let id = "";
-    if (ffi.isNull(api.TRITONSERVER_InferenceResponseId(response, words))) {
-      id = ffi.cstring(ffi.fromAddress(words[0]));
-    }
+    this.#views = [];
+    this.#lib!.api.TRITONSERVER_InferenceResponseDelete(response);
+  }
+
+  /** Same as {@link dispose}. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  /** A copy whose outputs live in JS memory; this response is left as it is.
+   * @throws {TritonError} UNAVAILABLE once this response is disposed. */
+  copy(): InferResponse {
     const outputs: Record<string, Tensor> = {};
-    if (!error) {
-      const countErr = api.TRITONSERVER_InferenceResponseOutputCount(response, u32);
-      if (!ffi.isNull(countErr)) throw errorFromPtr(lib, countErr, true);
-      const count = u32[0];
-      for (let i = 0; i < count; i++) {
-        const [name, tensor] = readOutput(lib, response, i);
-        outputs[name] = tensor;
-      }
-    }
-    return { model, id, outputs, error, final };
-  } finally {
-    api.TRITONSERVER_InferenceResponseDelete(response);
+    for (const [name, t] of Object.entries(this.outputs)) outputs[name] = t.copy();
+    return new InferResponse({
+      model: this.model,
+      id: this.id,
+      outputs,
+      parameters: this.parameters,
+      error: this.error,
+      final: this.final,
+    });
   }
 }
 
+/** Out-parameters, reused for every response (all reads happen on the JS thread). */
+const ptrW = new BigUint64Array(1);
+const i64W = new BigInt64Array(1);
+const u32W = new Uint32Array(1);
 const nameW = new BigUint64Array(1);
 const dtypeW = new Uint32Array(1);
 const shapeW = new BigUint64Array(1);
@@ -72,22 +137,105 @@ const memW = new Uint32Array(1);
 const memIdW = new BigInt64Array(1);
 const userpW = new BigUint64Array(1);
 
-function readOutput(lib: TritonLibrary, response: Ptr, index: number): [string, Tensor] {
+/**
+ * Reads `response` into an {@link InferResponse} that takes ownership of it. On failure the native
+ * response is deleted and the error thrown.
+ * @throws {TritonError} when Triton's accessors fail or an output is malformed.
+ */
+export function readResponse(lib: TritonLibrary, response: Ptr, final: boolean): InferResponse {
   const { api, ffi } = lib;
-  const err = api.TRITONSERVER_InferenceResponseOutput(
-    response,
-    index,
-    nameW,
-    dtypeW,
-    shapeW,
-    dimsW,
-    baseW,
-    sizeW,
-    memW,
-    memIdW,
-    userpW,
+  const lease = { disposed: false };
+  const views: ArrayBuffer[] = [];
+  try {
+    const errPtr = api.TRITONSERVER_InferenceResponseError(response);
+    const error = ffi.isNull(errPtr) ? undefined : errorFromPtr(lib, errPtr, false);
+    let model = { name: "", version: -1 };
+    if (ffi.isNull(api.TRITONSERVER_InferenceResponseModel(response, ptrW, i64W))) {
+      model = { name: ffi.cstring(ffi.fromAddress(ptrW[0])), version: Number(i64W[0]) };
+    }
+    let id = "";
+    if (ffi.isNull(api.TRITONSERVER_InferenceResponseId(response, ptrW))) {
+      id = ffi.cstring(ffi.fromAddress(ptrW[0]));
+    }
+    const parameters = readParameters(lib, response);
+    const outputs: Record<string, Tensor> = {};
+    if (!error) {
+      check(lib, api.TRITONSERVER_InferenceResponseOutputCount(response, u32W));
+      const count = u32W[0];
+      for (let i = 0; i < count; i++) {
+        const tensor = readOutput(lib, response, i, lease, views);
+        outputs[tensor[0]] = tensor[1];
+      }
+    }
+    return new InferResponse({ model, id, outputs, parameters, error, final }, {
+      lib,
+      response,
+      lease,
+      views,
+    });
+  } catch (e) {
+    api.TRITONSERVER_InferenceResponseDelete(response);
+    throw e;
+  }
+}
+
+function check(lib: TritonLibrary, err: Ptr): void {
+  if (!lib.ffi.isNull(err)) throw errorFromPtr(lib, err, true);
+}
+
+function readParameters(lib: TritonLibrary, response: Ptr): Record<string, ParameterValue> {
+  const { api, ffi } = lib;
+  const out: Record<string, ParameterValue> = {};
+  check(lib, api.TRITONSERVER_InferenceResponseParameterCount(response, u32W));
+  const count = u32W[0];
+  for (let i = 0; i < count; i++) {
+    check(lib, api.TRITONSERVER_InferenceResponseParameter(response, i, nameW, memW, ptrW));
+    const name = ffi.cstring(ffi.fromAddress(nameW[0]));
+    const value = ffi.fromAddress(ptrW[0]);
+    switch (memW[0]) {
+      case ParameterType.STRING:
+        out[name] = ffi.cstring(value);
+        break;
+      case ParameterType.INT:
+        out[name] = new BigInt64Array(ffi.view(value, 8).slice(0))[0];
+        break;
+      case ParameterType.BOOL:
+        out[name] = new Uint8Array(ffi.view(value, 1))[0] !== 0;
+        break;
+      case ParameterType.DOUBLE:
+        out[name] = new Float64Array(ffi.view(value, 8).slice(0))[0];
+        break;
+      default:
+        throw new TritonError("UNSUPPORTED", `response parameter '${name}' has type ${memW[0]}`);
+    }
+  }
+  return out;
+}
+
+function readOutput(
+  lib: TritonLibrary,
+  response: Ptr,
+  index: number,
+  lease: { disposed: boolean },
+  views: ArrayBuffer[],
+): [string, Tensor] {
+  const { api, ffi } = lib;
+  check(
+    lib,
+    api.TRITONSERVER_InferenceResponseOutput(
+      response,
+      index,
+      nameW,
+      dtypeW,
+      shapeW,
+      dimsW,
+      baseW,
+      sizeW,
+      memW,
+      memIdW,
+      userpW,
+    ),
   );
-  if (!ffi.isNull(err)) throw errorFromPtr(lib, err, true);
   const name = ffi.cstring(ffi.fromAddress(nameW[0]));
   const dtype = dataTypeName(dtypeW[0]);
   if (!dtype) {
@@ -96,16 +244,20 @@ function readOutput(lib: TritonLibrary, response: Ptr, index: number): [string, 
   const dims = Number(dimsW[0]);
   const shape: number[] = [];
   if (dims > 0) {
-    const raw = new BigInt64Array(ffi.view(ffi.fromAddress(shapeW[0]), dims * 8));
+    const raw = new BigInt64Array(ffi.view(ffi.fromAddress(shapeW[0]), dims * 8).slice(0));
     for (const d of raw) shape.push(Number(d));
   }
   const size = Number(sizeW[0]);
-  if (memW[0] !== 0 && memW[0] !== 1) {
+  const memoryType = memoryTypeNames[memW[0]] ?? "CPU";
+  const memoryTypeId = Number(memIdW[0]);
+  if (memoryType === "GPU") {
     throw new TritonError("UNSUPPORTED", `output '${name}' is in GPU memory`);
   }
-  const bytes = new Uint8Array(ffi.view(ffi.fromAddress(baseW[0]), size));
+  const buffer = ffi.view(ffi.fromAddress(baseW[0]), size);
+  views.push(buffer);
   try {
-    return [name, Tensor.fromBytes(dtype, shape, bytes)];
+    const data = Tensor.elementsOf(dtype, shape, new Uint8Array(buffer));
+    return [name, Tensor.view(dtype, shape, data, lease, memoryType, memoryTypeId)];
   } catch (e) {
     if (e instanceof TritonError) {
       throw new TritonError(e.code, `output '${name}': ${e.message}`);

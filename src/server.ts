@@ -175,7 +175,7 @@ export class Server {
     const lib = this.#lib!;
     const table = inflightTable(lib);
     const pending = [...this.#requests];
-    for (const r of pending) table.cancel(r);
+    for (const r of pending) table.abort(r, new TritonError("UNAVAILABLE", "server is stopping"));
     const timeoutMs = (this.options.exitTimeout ?? 30) * 1000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([

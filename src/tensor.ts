@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { DataTypeName } from "../ffi/enums.ts";
+import type { DataTypeName, MemoryTypeName } from "../ffi/enums.ts";
 import { decodeBytes, encodeBytes } from "./bytes.ts";
 import { DATA_TYPES, dataTypeOf, isDataTypeName, type NumericArray } from "./dtypes.ts";
 import { TritonError } from "./errors.ts";
@@ -51,8 +51,12 @@ export class Tensor {
   readonly dtype: DataTypeName;
   /** Dimensions. */
   readonly shape: readonly number[];
-  /** Elements. */
-  readonly data: TensorData;
+  /** Where the elements live (`"CPU"` for tensors made in JS). */
+  readonly memoryType: MemoryTypeName = "CPU";
+  /** Device id of that memory (0 for host memory). */
+  readonly memoryTypeId: number = 0;
+  #data: TensorData;
+  #lease: { readonly disposed: boolean } | undefined;
 
   /**
    * @throws {TritonError} INVALID_ARG when the element count does not match the shape, or the
@@ -94,7 +98,56 @@ export class Tensor {
     }
     this.dtype = dtype;
     this.shape = Object.freeze([...shape]);
-    this.data = data;
+    this.#data = data;
+  }
+
+  /**
+   * @internal A tensor whose data is a zero-copy view of memory a response owns; it becomes
+   * unreadable once `lease.disposed` is true.
+   */
+  static view(
+    dtype: DataTypeName,
+    shape: readonly number[],
+    data: TensorData,
+    lease: { readonly disposed: boolean },
+    memoryType: MemoryTypeName = "CPU",
+    memoryTypeId = 0,
+  ): Tensor {
+    const t = new Tensor(dtype, shape, data);
+    t.#lease = lease;
+    (t as { memoryType: MemoryTypeName }).memoryType = memoryType;
+    (t as { memoryTypeId: number }).memoryTypeId = memoryTypeId;
+    return t;
+  }
+
+  /**
+   * Elements. For an output this is a zero-copy view of the response's buffer, valid until the
+   * response is disposed (explicitly, or by the response generator moving on); use
+   * {@link copy} to keep the values longer.
+   * @throws {TritonError} UNAVAILABLE once the owning response is disposed.
+   */
+  get data(): TensorData {
+    if (this.#lease?.disposed) {
+      throw new TritonError(
+        "UNAVAILABLE",
+        `${this.dtype} tensor [${this.shape.join(", ")}] was released with its response; ` +
+          "copy() it before the response is disposed",
+      );
+    }
+    return this.#data;
+  }
+
+  /** Whether {@link data} is a view of memory owned by a response (not by JS). */
+  get isView(): boolean {
+    return this.#lease !== undefined;
+  }
+
+  /** An owned copy in JS memory, valid for as long as JS holds it.
+   * @throws {TritonError} UNAVAILABLE once the owning response is disposed. */
+  copy(): Tensor {
+    const data = this.data;
+    if (Array.isArray(data)) return new Tensor(this.dtype, this.shape, data.map((e) => e.slice()));
+    return new Tensor(this.dtype, this.shape, (data as NumericArray).slice());
   }
 
   /** A 1-D (or `shape`d) BYTES tensor of UTF-8 strings. */
@@ -148,38 +201,50 @@ export class Tensor {
     throw new TritonError("INVALID_ARG", `${rec.dtype} data must be a TypedArray`);
   }
 
-  /** Reads a tensor out of bytes laid out as Triton lays them (BYTES: length-prefixed elements);
-   * the result owns a copy. */
-  static fromBytes(dtype: DataTypeName, shape: readonly number[], bytes: Uint8Array): Tensor {
+  /**
+   * Reads elements laid out as Triton lays them (BYTES: length-prefixed elements, decoded into
+   * copies). Numeric elements are a view of `bytes` (no copy) when it is suitably aligned.
+   * @throws {TritonError} INVALID_ARG when the size does not match the shape, or BYTES is
+   *   malformed.
+   */
+  static elementsOf(dtype: DataTypeName, shape: readonly number[], bytes: Uint8Array): TensorData {
     const n = elementCount(shape);
-    if (dtype === "BYTES") return new Tensor(dtype, shape, decodeBytes(bytes, n, "output"));
+    if (dtype === "BYTES") return decodeBytes(bytes, n, "output");
     const info = DATA_TYPES[dtype];
     if (bytes.byteLength !== n * info.byteSize) {
       throw new TritonError(
         "INVALID_ARG",
-        `${dtype} shape [${shape.join(", ")}] needs ${
-          n * info.byteSize
-        } bytes, got ${bytes.byteLength}`,
+        `${dtype} shape [${shape.join(", ")}] needs ${n * info.byteSize} bytes, ` +
+          `got ${bytes.byteLength}`,
       );
     }
-    const copy = bytes.slice();
-    return new Tensor(dtype, shape, new info.array(copy.buffer, 0, n));
+    if (bytes.byteOffset % info.byteSize !== 0) {
+      return new info.array(bytes.slice().buffer, 0, n);
+    }
+    return new info.array(bytes.buffer as ArrayBuffer, bytes.byteOffset, n);
+  }
+
+  /** Reads a tensor out of bytes laid out as Triton lays them; the result owns a copy. */
+  static fromBytes(dtype: DataTypeName, shape: readonly number[], bytes: Uint8Array): Tensor {
+    return new Tensor(dtype, shape, Tensor.elementsOf(dtype, shape, bytes.slice()));
   }
 
   /** Size in bytes as Triton sees it (BYTES: serialized, prefixes included). */
   get byteSize(): number {
-    if (Array.isArray(this.data)) {
+    const data = this.data;
+    if (Array.isArray(data)) {
       let total = 0;
-      for (const e of this.data) total += 4 + e.byteLength;
+      for (const e of data) total += 4 + e.byteLength;
       return total;
     }
-    return (this.data as NumericArray).byteLength;
+    return (data as NumericArray).byteLength;
   }
 
   /** The bytes Triton reads: a view of numeric data (no copy), serialized elements for BYTES. */
   toBytes(): Uint8Array {
-    if (Array.isArray(this.data)) return encodeBytes(this.data);
-    const d = this.data as NumericArray;
+    const data = this.data;
+    if (Array.isArray(data)) return encodeBytes(data);
+    const d = data as NumericArray;
     return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
   }
 

@@ -6,7 +6,7 @@
  */
 import { ffiRuntime } from "../../ffi/runtime.ts";
 import { env } from "../../ffi/runtime.ts";
-import { Server, type ServerOptions } from "../../mod.ts";
+import { type InferResponse, Server, type ServerOptions } from "../../mod.ts";
 
 /** Absolute path of the model repository: tests/models, or `$TRITONFFI_TEST_MODELS`. */
 export const MODEL_REPOSITORY: string = env("TRITONFFI_TEST_MODELS") ??
@@ -55,10 +55,10 @@ export function startServer(options: Partial<ServerOptions> = {}): Promise<Serve
   }).start();
 }
 
-/** Collects every response of a stream. */
-export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of stream) out.push(item);
+/** Collects a copy of every response of a stream (the originals are released as it moves on). */
+export async function collect(stream: AsyncIterable<InferResponse>): Promise<InferResponse[]> {
+  const out: InferResponse[] = [];
+  for await (const item of stream) out.push(item.copy());
   return out;
 }
 

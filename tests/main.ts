@@ -15,6 +15,7 @@ import "./add_sub.test.ts";
 import "./repeat.test.ts";
 import "./bad_input.test.ts";
 import "./lifecycle.test.ts";
+import "./streaming.test.ts";
 
 const { failed } = await run(env("TEST_FILTER"));
 await stopShared();

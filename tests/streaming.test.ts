@@ -1,0 +1,219 @@
+import assert from "node:assert/strict";
+import { type InferResponse, ResponseQueue, type Server, TritonError } from "../mod.ts";
+import { test } from "./harness.ts";
+import { collect, liveCounter, sharedServer, startServer } from "./support/env.ts";
+
+function sleepInputs(count: number, delayMs: number) {
+  return { COUNT: new Int32Array([count]), DELAY_MS: new Int32Array([delayMs]) };
+}
+
+function out(r: InferResponse): number {
+  return (r.outputs.OUT.data as Int32Array)[0];
+}
+
+/** Waits until the server has nothing in flight and (on the fake core) nothing alive. */
+async function settled(server: Server): Promise<void> {
+  const live = await liveCounter();
+  const deadline = Date.now() + 10_000;
+  const busy = () =>
+    server.inflight > 0 || (live !== undefined && (live("request") > 0 || live("response") > 0));
+  while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(server.inflight, 0, "requests in flight");
+  if (live) {
+    assert.equal(live("request"), 0, "live requests");
+    assert.equal(live("response"), 0, "live responses");
+    assert.equal(live("buffer"), 0, "live allocator buffers");
+  }
+}
+
+test("one request's generator serves several concurrent awaits", async () => {
+  const server = await sharedServer();
+  const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(3, 30) });
+  const values = await Promise.all(
+    [0, 1, 2, 3].map(() => stream.next().then((r) => (r.done ? "end" : out(r.value)))),
+  );
+  assert.deepEqual(values, [0, 1, 2, "end"]);
+});
+
+test("many requests run concurrently: total time near the longest delay", async () => {
+  const server = await sharedServer();
+  const t0 = performance.now();
+  const results = await Promise.all(
+    Array.from(
+      { length: 8 },
+      () => collect(server.model("sleep_stream").infer({ inputs: sleepInputs(1, 300) })),
+    ),
+  );
+  const elapsed = performance.now() - t0;
+  assert.deepEqual(results.map((r) => r.map(out)), new Array(8).fill([0]));
+  assert.ok(elapsed < 8 * 300 / 2, `8 requests of 300 ms took ${elapsed.toFixed(0)} ms`);
+});
+
+test("a request started late but finishing early yields first", async () => {
+  const server = await sharedServer();
+  const order: string[] = [];
+  const slow = collect(server.model("sleep_stream").infer({ inputs: sleepInputs(1, 400) }))
+    .then(() => order.push("slow"));
+  await new Promise((r) => setTimeout(r, 20));
+  const fast = collect(server.model("sleep_stream").infer({ inputs: sleepInputs(1, 10) }))
+    .then(() => order.push("fast"));
+  await Promise.all([slow, fast]);
+  assert.deepEqual(order, ["fast", "slow"]);
+});
+
+test("responses carry their parameters", async () => {
+  const server = await sharedServer();
+  const responses = await collect(
+    server.model("sleep_stream").infer({ inputs: sleepInputs(2, 1) }),
+  );
+  assert.deepEqual(responses.map((r) => r.parameters), [
+    { index: 0n, last: false, source: "sleep_stream" },
+    { index: 1n, last: true, source: "sleep_stream" },
+  ]);
+});
+
+test("a model error is thrown as a TritonError with Triton's code and message", async () => {
+  const server = await sharedServer();
+  const stream = server.model("error_model").infer({ inputs: { INPUT0: new Int32Array([1]) } });
+  await assert.rejects(collect(stream), (e: unknown) => {
+    assert.ok(e instanceof TritonError);
+    assert.equal(e.code, "INTERNAL");
+    assert.match(e.message, /error_model: this model always fails/);
+    return true;
+  });
+  await settled(server);
+});
+
+test("raiseOnError: false yields the failed response with its error", async () => {
+  const server = await sharedServer();
+  const responses = await collect(
+    server.model("error_model").infer({
+      inputs: { INPUT0: new Int32Array([1]) },
+      raiseOnError: false,
+    }),
+  );
+  assert.equal(responses.length, 1);
+  assert.ok(responses[0].error instanceof TritonError);
+  assert.match(responses[0].error.message, /always fails/);
+  assert.deepEqual(responses[0].outputs, {});
+});
+
+test("break from a stream of 1000 responses cancels it and releases everything", async () => {
+  const server = await sharedServer();
+  let seen = 0;
+  for await (const r of server.model("sleep_stream").infer({ inputs: sleepInputs(1000, 1) })) {
+    assert.equal(out(r), seen);
+    if (++seen === 5) break;
+  }
+  assert.equal(seen, 5);
+  await settled(server);
+});
+
+test("an AbortSignal fired mid-stream ends it with CANCELLED and delivers nothing more", async () => {
+  const server = await sharedServer();
+  const controller = new AbortController();
+  const seen: number[] = [];
+  const queue: InferResponse[] = [];
+  await assert.rejects(
+    (async () => {
+      const stream = server.model("sleep_stream").infer({
+        inputs: sleepInputs(1000, 2),
+        signal: controller.signal,
+        responseQueue: queue,
+      });
+      for await (const r of stream) {
+        seen.push(out(r));
+        if (seen.length === 3) controller.abort("enough");
+      }
+    })(),
+    (e: unknown) => e instanceof TritonError && e.code === "CANCELLED" && /enough/.test(e.message),
+  );
+  assert.deepEqual(seen, [0, 1, 2]);
+  await settled(server);
+  assert.equal(queue.length, 3, "nothing delivered after the abort");
+  for (const r of queue) r.dispose();
+});
+
+test("10,000 requests at concurrency 128 each get exactly their own response", async () => {
+  const server = await sharedServer();
+  const model = server.model("identity_int32");
+  const seen = new Uint8Array(10_000);
+  let next = 0;
+  const worker = async () => {
+    while (next < seen.length) {
+      const k = next++;
+      for await (
+        const r of model.infer({
+          inputs: { INPUT0: { dtype: "INT32", shape: [1, 1], data: new Int32Array([k]) } },
+        })
+      ) {
+        seen[(r.outputs.OUTPUT0.data as Int32Array)[0]]++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 128 }, worker));
+  assert.equal(seen.filter((n) => n === 1).length, 10_000);
+  await settled(server);
+}, { timeout: 300_000 });
+
+test("a ResponseQueue receives the responses too, while the generator is not iterated", async () => {
+  const server = await sharedServer();
+  const queue = new ResponseQueue();
+  const stream = server.model("repeat_int32").infer({
+    inputs: {
+      IN: new Int32Array([4, 5, 6]),
+      DELAY: new Uint32Array([1, 1, 1]),
+      WAIT: new Uint32Array([0]),
+    },
+    responseQueue: queue,
+  });
+  const fromQueue: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = (await queue.get())!;
+    fromQueue.push((r.outputs.OUT.data as Int32Array)[0]);
+  }
+  const fromStream: number[] = [];
+  for await (const r of stream) fromStream.push((r.outputs.OUT.data as Int32Array)[0]);
+  assert.deepEqual(fromQueue, [4, 5, 6]);
+  assert.deepEqual(fromStream, [4, 5, 6]);
+});
+
+test("request options are accepted; bad values are rejected before any C call", async () => {
+  const server = await sharedServer();
+  const model = server.model("identity_int32");
+  const inputs = {
+    INPUT0: { dtype: "INT32" as const, shape: [1, 2], data: new Int32Array([1, 2]) },
+  };
+  const [r] = await collect(model.infer({
+    inputs,
+    id: "opts",
+    priority: 1,
+    timeout: 5_000_000,
+    parameters: { s: "text", i: 3, big: 2n ** 40n, b: true, d: 0.25 },
+  }));
+  assert.equal(r.id, "opts");
+  assert.throws(() => model.infer({ inputs, priority: -1 }), /priority must be an unsigned/);
+  assert.throws(() => model.infer({ inputs, timeout: 1.5 }), /timeout must be an unsigned/);
+  assert.throws(
+    () => model.infer({ inputs, parameters: { x: {} as unknown as string } }),
+    /unsupported type object/,
+  );
+  await settled(server);
+});
+
+test("stop() while streams are in flight ends them with an error and does not hang", async () => {
+  const server = await startServer();
+  const streams = Array.from(
+    { length: 4 },
+    () =>
+      collect(server.model("sleep_stream").infer({ inputs: sleepInputs(100, 10) })).then(
+        () => "completed",
+        (e: unknown) => (e instanceof TritonError ? e.code : String(e)),
+      ),
+  );
+  await new Promise((r) => setTimeout(r, 50));
+  await server.stop();
+  assert.deepEqual(await Promise.all(streams), new Array(4).fill("UNAVAILABLE"));
+  const live = await liveCounter();
+  if (live) assert.equal(live("total"), 0);
+}, { timeout: 120_000 });

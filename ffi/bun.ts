@@ -4,7 +4,7 @@
  * Pointers are numbers (NULL may arrive as `null` or `0`). Bun posts a threadsafe `JSCallback`
  * to the JS thread and lets the foreign thread go on at once, so a JS callback cannot hand a value
  * back to Triton: the response allocator is compiled from C source at run time with `cc()`
- * (TinyCC, built into Bun; nothing is prebuilt). Calls marked `mayBlock` do not deadlock on Bun
+ * (TinyCC, built into Bun; nothing is prebuilt): see `compile`. Calls marked `mayBlock` do not deadlock on Bun
  * (callbacks never make a Triton thread wait for JS), so they run synchronously and resolve.
  *
  * @module
@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import type { FfiType, SymbolDef } from "./symbols.ts";
-import type { CallbackDef, FfiRuntime, NativeAllocatorFns, OpenedLibrary, Ptr } from "./types.ts";
+import type { CallbackDef, CompiledC, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
 /** The part of `bun:ffi` this adapter uses. */
 interface BunFfi {
@@ -25,7 +25,7 @@ interface BunFfi {
   cc(options: {
     source: string;
     symbols: Record<string, { args: string[]; returns: string }>;
-  }): { symbols: Record<string, { ptr: number }> };
+  }): { symbols: Record<string, ((...args: unknown[]) => unknown) & { ptr: number }> };
   ptr(view: ArrayBufferView): number;
   toArrayBuffer(p: number, byteOffset: number, byteLength: number): ArrayBuffer;
   CString: new (p: number) => { toString(): string };
@@ -83,30 +83,7 @@ function wrap(
   };
 }
 
-/** C source of the response allocator for Bun (compiled by TinyCC at run time). */
-const ALLOCATOR_SOURCE = `
-typedef unsigned long size_t;
-void* malloc(size_t);
-void free(void*);
-/* TRITONSERVER_ResponseAllocatorAllocFn_t: host memory from malloc, reported as CPU, id 0. */
-void* tritonffi_alloc(void* allocator, const char* name, size_t byte_size, int memory_type,
-                      long long memory_type_id, void* userp, void** buffer, void** buffer_userp,
-                      int* actual_memory_type, long long* actual_memory_type_id) {
-  *buffer = malloc(byte_size == 0 ? 1 : byte_size);
-  *buffer_userp = 0;
-  *actual_memory_type = 0;
-  *actual_memory_type_id = 0;
-  return 0;
-}
-/* TRITONSERVER_ResponseAllocatorReleaseFn_t: frees what tritonffi_alloc returned. */
-void* tritonffi_release(void* allocator, void* buffer, void* buffer_userp, size_t byte_size,
-                        int memory_type, long long memory_type_id) {
-  free(buffer);
-  return 0;
-}
-`;
-
-let nativeAllocator: NativeAllocatorFns | undefined;
+let compiled = 0;
 
 /** The Bun implementation of {@link FfiRuntime}. */
 export const bunRuntime: FfiRuntime = {
@@ -174,26 +151,21 @@ export const bunRuntime: FfiRuntime = {
     return toPtr(cb.ptr);
   },
 
-  nativeAllocator(): NativeAllocatorFns {
-    if (nativeAllocator) return nativeAllocator;
+  compile<S extends Record<string, CallbackDef>>(source: string, symbols: S): CompiledC<S> {
     // cc() takes a file path: write the source to a private temporary file.
-    const file = join(tmpdir(), `tritonffi-allocator-${process.pid}.c`);
-    writeFileSync(file, ALLOCATOR_SOURCE);
-    const { symbols } = ffi.cc({
-      source: file,
-      symbols: {
-        tritonffi_alloc: {
-          args: ["ptr", "ptr", "usize", "i32", "i64", "ptr", "ptr", "ptr", "ptr", "ptr"],
-          returns: "ptr",
-        },
-        tritonffi_release: { args: ["ptr", "ptr", "ptr", "usize", "i32", "i64"], returns: "ptr" },
-      },
-    });
-    unlinkSync(file);
-    nativeAllocator = {
-      alloc: toPtr(symbols.tritonffi_alloc.ptr),
-      release: toPtr(symbols.tritonffi_release.ptr),
-    };
-    return nativeAllocator;
+    const file = join(tmpdir(), `tritonffi-${process.pid}-${compiled++}.c`);
+    writeFileSync(file, source);
+    const defs: Record<string, { args: string[]; returns: string }> = {};
+    for (const [name, def] of Object.entries(symbols)) {
+      defs[name] = { args: def.parameters.map(bunType), returns: bunType(def.result) };
+    }
+    try {
+      const lib = ffi.cc({ source: file, symbols: defs });
+      const pointers: Record<string, Ptr> = {};
+      for (const name of Object.keys(symbols)) pointers[name] = toPtr(lib.symbols[name].ptr);
+      return { call: lib.symbols, pointers } as unknown as CompiledC<S>;
+    } finally {
+      unlinkSync(file);
+    }
   },
 };

@@ -8,14 +8,15 @@
  * - response complete / request release: push a slot into the {@link CompletionRing} and schedule
  *   one drain on a later macrotask, so user code never resumes inside a callback (Deno's
  *   microtask trap, see shared FFI facts).
- * - allocator alloc / release: host memory from libc `malloc`/`free`. On Deno and Node a JS
- *   callback does it (the Triton thread waits for it); on Bun, whose callbacks cannot return to a
- *   foreign thread, the runtime's native allocator does.
+ * - the response allocator (`allocator.ts`): on Deno and Node JS callbacks (the Triton thread
+ *   waits for them); on Bun, whose callbacks cannot return to a foreign thread, C compiled at run
+ *   time.
  *
  * @module
  */
+import { type AllocatorFunctions, jsAllocator, nativeAllocator } from "./allocator.ts";
+import { type CudaRuntime, loadCuda } from "./cuda.ts";
 import { callbacks } from "./symbols.ts";
-import { ErrorCode, MemoryType } from "./enums.ts";
 import {
   type CompletionHandler,
   CompletionKind,
@@ -31,12 +32,13 @@ export interface CallbackTable {
   readonly responseComplete: Ptr;
   /** `TRITONSERVER_InferenceRequestReleaseFn_t` */
   readonly requestRelease: Ptr;
-  /** `TRITONSERVER_ResponseAllocatorAllocFn_t` */
-  readonly allocatorAlloc: Ptr;
-  /** `TRITONSERVER_ResponseAllocatorReleaseFn_t` */
-  readonly allocatorRelease: Ptr;
+  /** The response allocator's functions (alloc, release, query, buffer attributes). */
+  readonly allocator: AllocatorFunctions;
   /** Sets the one consumer of drained completions (the request router in `src/`). */
   setHandler(handler: CompletionHandler): void;
+  /** Loads `libcudart` on first call and gives it to the allocator; undefined when absent
+   * (`cudaLoadFailure` in `cuda.ts` says why). */
+  cuda(): CudaRuntime | undefined;
 }
 
 let table: CallbackTable | undefined;
@@ -53,7 +55,7 @@ const macrotask: (fn: () => void) => void = typeof globalThis.setImmediate === "
 /** The process-wide callback table for `lib` (created once). */
 export function callbackTable(lib: TritonLibrary): CallbackTable {
   if (table) return table;
-  const { ffi, api, libc } = lib;
+  const { ffi } = lib;
   const ring = new CompletionRing();
   let handler: CompletionHandler = () => {};
   let scheduled = false;
@@ -78,67 +80,22 @@ export function callbackTable(lib: TritonLibrary): CallbackTable {
     (request, flags, userp) => push(CompletionKind.RELEASE, request, flags, userp),
   );
 
-  let allocatorAlloc: Ptr;
-  let allocatorRelease: Ptr;
-  if (ffi.callbacksReturnToForeignThreads) {
-    // Out-parameters are written with libc memcpy from one scratch word.
-    const word = new BigUint64Array(1);
-    const word32 = new Uint32Array(1);
-    const writeWord = (dst: Ptr, value: bigint) => {
-      word[0] = value;
-      libc.memcpy(dst, word, 8);
-    };
-    allocatorAlloc = ffi.callback(
-      callbacks.allocatorAlloc,
-      (
-        _allocator,
-        _name,
-        byteSize,
-        _memoryType,
-        _memoryTypeId,
-        _userp,
-        buffer,
-        bufferUserp,
-        actualMemoryType,
-        actualMemoryTypeId,
-      ) => {
-        const size = Number(byteSize);
-        const p = libc.malloc(size === 0 ? 1 : size);
-        if (ffi.isNull(p)) {
-          return api.TRITONSERVER_ErrorNew(
-            ErrorCode.INTERNAL,
-            `failed to allocate ${size} bytes of host memory`,
-          );
-        }
-        writeWord(buffer, BigInt(ffi.address(p)));
-        writeWord(bufferUserp, 0n);
-        word32[0] = MemoryType.CPU;
-        libc.memcpy(actualMemoryType, word32, 4);
-        writeWord(actualMemoryTypeId, 0n);
-        return ffi.NULL;
-      },
-    );
-    allocatorRelease = ffi.callback(
-      callbacks.allocatorRelease,
-      (_allocator, buffer) => {
-        libc.free(buffer);
-        return ffi.NULL;
-      },
-    );
-  } else {
-    const native = ffi.nativeAllocator?.();
-    if (!native) throw new Error(`${ffi.name}: no way to run the response allocator`);
-    allocatorAlloc = native.alloc;
-    allocatorRelease = native.release;
-  }
+  const allocator = ffi.callbacksReturnToForeignThreads ? jsAllocator(lib) : nativeAllocator(lib);
+  let cuda: CudaRuntime | null | undefined;
 
   table = {
     responseComplete,
     requestRelease,
-    allocatorAlloc,
-    allocatorRelease,
+    allocator,
     setHandler(h: CompletionHandler) {
       handler = h;
+    },
+    cuda() {
+      if (cuda === undefined) {
+        cuda = loadCuda(ffi, lib.addressIn) ?? null;
+        if (cuda) allocator.useCuda(cuda);
+      }
+      return cuda ?? undefined;
     },
   };
   return table;

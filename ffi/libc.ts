@@ -39,6 +39,14 @@ export const libcSymbols = {
     result: "ptr", // void*
     since: 0,
   },
+  dlsym: {
+    parameters: [
+      "ptr", // void* handle
+      "cstr", // const char* symbol
+    ],
+    result: "ptr", // void*
+    since: 0,
+  },
 } as const satisfies Record<string, SymbolDef>;
 
 /** `dlopen` flags (glibc values). */

@@ -12,7 +12,7 @@ import { API_VERSION } from "./enums.ts";
 import { LIBC_PATH, libcSymbols, RTLD_NODELETE, RTLD_NOLOAD, RTLD_NOW } from "./libc.ts";
 import { env, ffiRuntime } from "./runtime.ts";
 import { type SymbolDef, symbols } from "./symbols.ts";
-import type { AsyncFns, FfiRuntime, OpenedLibrary, SyncFns } from "./types.ts";
+import type { AsyncFns, FfiRuntime, OpenedLibrary, Ptr, SyncFns } from "./types.ts";
 
 /** The default location of the library inside NVIDIA's Triton container. */
 export const DEFAULT_LIBRARY_PATH = "/opt/tritonserver/lib/libtritonserver.so";
@@ -29,8 +29,12 @@ export interface TritonLibrary {
   readonly api: SyncFns<typeof symbols>;
   /** Symbols that may wait on Triton threads (`mayBlock`): they return Promises. */
   readonly apiAsync: AsyncFns<typeof symbols>;
-  /** libc's malloc/free/memcpy/dlopen. */
+  /** libc's malloc/free/memcpy/dlopen/dlsym. */
   readonly libc: SyncFns<typeof libcSymbols>;
+  /** The address of a function of the Triton library (for native code that calls it). */
+  symbolAddress(name: string): Ptr;
+  /** The address of `symbol` in the (already loaded) library at `path`. */
+  addressIn(path: string, symbol: string): Ptr;
 }
 
 /** Thrown when no usable `libtritonserver.so` is found; `cause` holds the last loader error. */
@@ -144,10 +148,18 @@ function bind(
       );
     };
   }
+  const addressIn = (libPath: string, symbol: string): Ptr => {
+    const handle = libc.sync.dlopen(libPath, RTLD_NOW);
+    const address = ffi.isNull(handle) ? ffi.NULL : libc.sync.dlsym(handle, symbol);
+    if (ffi.isNull(address)) throw new LibraryLoadError(`${symbol} not found in ${libPath}`);
+    return address;
+  };
   return {
     ffi,
     path,
     version,
+    symbolAddress: (name: string) => addressIn(path, name),
+    addressIn,
     api: { ...stubs, ...lib.sync } as SyncFns<typeof symbols>,
     apiAsync: { ...stubs, ...lib.async } as unknown as AsyncFns<typeof symbols>,
     libc: libc.sync,

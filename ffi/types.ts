@@ -117,14 +117,15 @@ export interface FfiRuntime {
    * callback kind for the life of the process. The callback does not keep the process alive.
    */
   callback<D extends CallbackDef>(def: D, fn: CallbackFn<D>): Ptr;
-  /** Native allocator functions, where {@link callbacksReturnToForeignThreads} is false. */
-  nativeAllocator?(): NativeAllocatorFns;
+  /**
+   * Compiles C source at run time and binds `symbols` from it (Bun: `cc()`, TinyCC). Absent on
+   * runtimes without a built-in C compiler.
+   */
+  compile?<S extends Record<string, CallbackDef>>(source: string, symbols: S): CompiledC<S>;
 }
 
-/** Response allocator functions implemented natively (used where JS callbacks cannot return). */
-export interface NativeAllocatorFns {
-  /** A `TRITONSERVER_ResponseAllocatorAllocFn_t` that allocates host memory with `malloc`. */
-  readonly alloc: Ptr;
-  /** A `TRITONSERVER_ResponseAllocatorReleaseFn_t` that frees it with `free`. */
-  readonly release: Ptr;
+/** Functions compiled from C source: callable from JS, and as C function pointers. */
+export interface CompiledC<S extends Record<string, CallbackDef>> {
+  readonly call: { readonly [K in keyof S]: NativeFn<S[K]> };
+  readonly pointers: { readonly [K in keyof S]: Ptr };
 }

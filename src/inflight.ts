@@ -14,7 +14,8 @@ import * as keepalive from "../ffi/keepalive.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { TritonError } from "./errors.ts";
-import { type InferResponse, readResponse } from "./response.ts";
+import { CudaMemcpyKind } from "../ffi/cuda.ts";
+import { type DeviceToHost, type InferResponse, readResponse } from "./response.ts";
 
 /** What a waiting consumer gets: a response, or the end of the stream. */
 export type StreamItem = InferResponse | { readonly end: true; readonly error?: TritonError };
@@ -103,6 +104,27 @@ export class InflightTable {
   readonly lib: TritonLibrary;
   readonly callbacks: CallbackTable;
   #byId = new Map<number, InflightRequest>();
+  #deviceToHost: DeviceToHost = (pointer, byteSize, deviceId) => {
+    const cuda = this.callbacks.cuda();
+    if (!cuda) throw new TritonError("UNAVAILABLE", "no CUDA runtime is loaded");
+    const out = new Uint8Array(byteSize);
+    let rc = cuda.api.cudaSetDevice(deviceId);
+    if (rc === 0 && byteSize > 0) {
+      rc = cuda.api.cudaMemcpy(
+        this.lib.ffi.addressOf(out),
+        pointer,
+        byteSize,
+        CudaMemcpyKind.DeviceToHost,
+      );
+    }
+    if (rc !== 0) {
+      throw new TritonError(
+        "INTERNAL",
+        `cudaMemcpy to host failed: ${cuda.api.cudaGetErrorString(rc)}`,
+      );
+    }
+    return out;
+  };
   #nextId = 1;
 
   constructor(lib: TritonLibrary) {
@@ -179,7 +201,7 @@ export class InflightTable {
           api.TRITONSERVER_InferenceResponseDelete(object);
         } else {
           try {
-            state.deliver(readResponse(this.lib, object, final));
+            state.deliver(readResponse(this.lib, object, final, this.#deviceToHost));
           } catch (e) {
             state.fail(
               e instanceof TritonError ? e : new TritonError("INTERNAL", String(e), { cause: e }),

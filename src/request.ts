@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { encodePolicy, PolicyKind } from "../ffi/allocator.ts";
+import { cudaLoadFailure } from "../ffi/cuda.ts";
 import { MemoryType, RequestFlag } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
@@ -45,6 +47,55 @@ export interface InferRequest {
   readonly responseQueue?: { push(response: InferResponse): unknown };
   /** With `false`, a response carrying an error is yielded with its `error` set instead of thrown. */
   readonly raiseOnError?: boolean;
+  /**
+   * Where outputs land: `"cpu"` (default, pageable host memory from malloc), `"cpu_pinned"`
+   * (cudaHostAlloc), `"gpu"` / `"gpu:N"` (cudaMalloc on GPU N, default 0), or `"auto"` (the memory
+   * type Triton asks for, host memory when CUDA is absent). Pinned and GPU memory load libcudart.
+   */
+  readonly outputMemory?: OutputMemory;
+  /** Fall back to pageable host memory when pinned/GPU memory cannot be had (no libcudart, or
+   * allocation failure) instead of failing. Default false. */
+  readonly allowMemoryFallback?: boolean;
+}
+
+/** Output memory choices; see {@link InferRequest.outputMemory}. */
+export type OutputMemory = "cpu" | "cpu_pinned" | "gpu" | `gpu:${number}` | "auto";
+
+/** The allocator policy (its `userp`) for a request's output memory choice.
+ * @throws {TritonError} INVALID_ARG for an unknown choice or GPU id; UNAVAILABLE when libcudart
+ *   is needed, absent, and fallback is not allowed. */
+function memoryPolicy(table: InflightTable, req: InferRequest): number {
+  const choice = req.outputMemory ?? "cpu";
+  const fallback = req.allowMemoryFallback ?? false;
+  if (choice === "cpu") return encodePolicy(PolicyKind.CPU, 0, false);
+  if (choice === "auto") {
+    table.callbacks.cuda();
+    return encodePolicy(PolicyKind.AUTO, 0, true);
+  }
+  const gpu = /^gpu(?::(\d+))?$/.exec(choice);
+  if (choice !== "cpu_pinned" && !gpu) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `outputMemory must be "cpu", "cpu_pinned", "gpu", "gpu:N" or "auto", not ${choice}`,
+    );
+  }
+  const cuda = table.callbacks.cuda();
+  if (!cuda) {
+    if (fallback) return encodePolicy(PolicyKind.CPU, 0, false);
+    throw new TritonError(
+      "UNAVAILABLE",
+      `outputMemory "${choice}" needs the CUDA runtime: ${cudaLoadFailure}`,
+    );
+  }
+  if (!gpu) return encodePolicy(PolicyKind.CPU_PINNED, 0, fallback);
+  const device = Number(gpu[1] ?? 0);
+  if (device >= cuda.deviceCount) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `outputMemory "${choice}": ${cuda.deviceCount} CUDA device(s) present`,
+    );
+  }
+  return encodePolicy(PolicyKind.GPU, device, fallback);
 }
 
 /** What the server gives `infer()`. */
@@ -72,6 +123,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   if (req === null || typeof req !== "object" || typeof req.inputs !== "object") {
     throw new TritonError("INVALID_ARG", "infer() needs { inputs: { name: tensor, ... } }");
   }
+  const policy = memoryPolicy(table, req);
   const tensors: [string, Tensor][] = Object.entries(req.inputs).map(([name, value]) => {
     try {
       return [name, Tensor.from(value)];
@@ -101,6 +153,20 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
           BigInt(shape.length),
         ),
       );
+      if (tensor.memoryType === "GPU") {
+        check(
+          lib,
+          api.TRITONSERVER_InferenceRequestAppendInputData(
+            request,
+            name,
+            ffi.fromAddress(tensor.devicePointer!),
+            BigInt(tensor.byteSize),
+            MemoryType.GPU,
+            BigInt(tensor.memoryTypeId),
+          ),
+        );
+        continue;
+      }
       const bytes = tensor.toBytes();
       keep.push(bytes);
       if (bytes.byteLength > 0) {
@@ -134,7 +200,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
       api.TRITONSERVER_InferenceRequestSetResponseCallback(
         request,
         target.allocator,
-        ffi.NULL,
+        ffi.fromAddress(policy),
         table.callbacks.responseComplete,
         userp,
       ),

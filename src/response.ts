@@ -123,6 +123,9 @@ export class InferResponse implements Disposable {
   }
 }
 
+/** Copies `byteSize` bytes of GPU memory at `pointer` on `deviceId` into host memory. */
+export type DeviceToHost = (pointer: Ptr, byteSize: number, deviceId: number) => Uint8Array;
+
 /** Out-parameters, reused for every response (all reads happen on the JS thread). */
 const ptrW = new BigUint64Array(1);
 const i64W = new BigInt64Array(1);
@@ -142,7 +145,12 @@ const userpW = new BigUint64Array(1);
  * response is deleted and the error thrown.
  * @throws {TritonError} when Triton's accessors fail or an output is malformed.
  */
-export function readResponse(lib: TritonLibrary, response: Ptr, final: boolean): InferResponse {
+export function readResponse(
+  lib: TritonLibrary,
+  response: Ptr,
+  final: boolean,
+  deviceToHost?: DeviceToHost,
+): InferResponse {
   const { api, ffi } = lib;
   const lease = { disposed: false };
   const views: ArrayBuffer[] = [];
@@ -163,7 +171,7 @@ export function readResponse(lib: TritonLibrary, response: Ptr, final: boolean):
       check(lib, api.TRITONSERVER_InferenceResponseOutputCount(response, u32W));
       const count = u32W[0];
       for (let i = 0; i < count; i++) {
-        const tensor = readOutput(lib, response, i, lease, views);
+        const tensor = readOutput(lib, response, i, lease, views, deviceToHost);
         outputs[tensor[0]] = tensor[1];
       }
     }
@@ -218,6 +226,7 @@ function readOutput(
   index: number,
   lease: { disposed: boolean },
   views: ArrayBuffer[],
+  deviceToHost: DeviceToHost | undefined,
 ): [string, Tensor] {
   const { api, ffi } = lib;
   check(
@@ -250,10 +259,24 @@ function readOutput(
   const size = Number(sizeW[0]);
   const memoryType = memoryTypeNames[memW[0]] ?? "CPU";
   const memoryTypeId = Number(memIdW[0]);
+  const base = ffi.fromAddress(baseW[0]);
   if (memoryType === "GPU") {
-    throw new TritonError("UNSUPPORTED", `output '${name}' is in GPU memory`);
+    const toHost = () => {
+      if (!deviceToHost) {
+        throw new TritonError(
+          "UNAVAILABLE",
+          `output '${name}' is in GPU memory and no CUDA runtime is loaded`,
+        );
+      }
+      return deviceToHost(base, size, memoryTypeId);
+    };
+    const device = { pointer: ffi.address(base), byteSize: size, toHost };
+    return [
+      name,
+      Tensor.view(dtype, shape, new Uint8Array(0), lease, memoryType, memoryTypeId, device),
+    ];
   }
-  const buffer = ffi.view(ffi.fromAddress(baseW[0]), size);
+  const buffer = ffi.view(base, size);
   views.push(buffer);
   try {
     const data = Tensor.elementsOf(dtype, shape, new Uint8Array(buffer));

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { AllocatorFunctions } from "../ffi/allocator.ts";
 import { loadTriton, type TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { check, TritonError } from "./errors.ts";
@@ -10,6 +11,31 @@ import { type InflightRequest, inflightTable } from "./inflight.ts";
 import { Model } from "./model.ts";
 import { createServerOptions, type ServerOptions } from "./options.ts";
 import type { InferTarget } from "./request.ts";
+
+/**
+ * Creates the server's `TRITONSERVER_ResponseAllocator` with the process-wide allocator functions
+ * (alloc, release, query, buffer attributes). The caller deletes it.
+ */
+function createAllocator(lib: TritonLibrary, fns: AllocatorFunctions): Ptr {
+  const { api, ffi } = lib;
+  const out = new BigUint64Array(1);
+  check(lib, api.TRITONSERVER_ResponseAllocatorNew(out, fns.alloc, fns.release, ffi.NULL));
+  const allocator = ffi.fromAddress(out[0]);
+  try {
+    check(lib, api.TRITONSERVER_ResponseAllocatorSetQueryFunction(allocator, fns.query));
+    check(
+      lib,
+      api.TRITONSERVER_ResponseAllocatorSetBufferAttributesFunction(
+        allocator,
+        fns.bufferAttributes,
+      ),
+    );
+    return allocator;
+  } catch (e) {
+    api.TRITONSERVER_ResponseAllocatorDelete(allocator);
+    throw e;
+  }
+}
 
 /** How `start()` behaves. */
 export interface StartOptions {
@@ -72,17 +98,12 @@ export class Server {
         api.TRITONSERVER_ServerOptionsDelete(opts);
       }
       this.#server = ffi.fromAddress(out[0]);
-      const allocErr = api.TRITONSERVER_ResponseAllocatorNew(
-        out,
-        table.callbacks.allocatorAlloc,
-        table.callbacks.allocatorRelease,
-        ffi.NULL,
-      );
-      if (!ffi.isNull(allocErr)) {
+      try {
+        this.#allocator = createAllocator(lib, table.callbacks.allocator);
+      } catch (e) {
         await this.#deleteServer();
-        check(lib, allocErr);
+        throw e;
       }
-      this.#allocator = ffi.fromAddress(out[0]);
       this.#state = "running";
       if (start.waitUntilReady ?? true) await this.#waitReady(start.timeout ?? 30_000);
       return this;

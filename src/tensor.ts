@@ -26,6 +26,9 @@ export type TensorLike =
 
 const decoder = new TextDecoder();
 
+/** Stands in for the data of a tensor whose elements live in GPU memory. */
+const DEVICE_DATA = new Uint8Array(0);
+
 function elementCount(shape: readonly number[]): number {
   let n = 1;
   for (const d of shape) n *= d;
@@ -57,12 +60,17 @@ export class Tensor {
   readonly memoryTypeId: number = 0;
   #data: TensorData;
   #lease: { readonly disposed: boolean } | undefined;
+  #device: { pointer: number; byteSize: number; toHost?: () => Uint8Array } | undefined;
 
   /**
    * @throws {TritonError} INVALID_ARG when the element count does not match the shape, or the
    *   data's kind does not fit the data type.
    */
   constructor(dtype: DataTypeName, shape: readonly number[], data: TensorData) {
+    this.dtype = dtype;
+    this.shape = Object.freeze([...shape]);
+    this.#data = data;
+    if (data === DEVICE_DATA) return;
     if (!isDataTypeName(dtype)) {
       throw new TritonError("INVALID_ARG", `unknown data type '${dtype}'`);
     }
@@ -96,9 +104,47 @@ export class Tensor {
         );
       }
     }
-    this.dtype = dtype;
-    this.shape = Object.freeze([...shape]);
-    this.#data = data;
+  }
+
+  /**
+   * A tensor in GPU memory, given by its device address (an input Triton reads in place).
+   * @param pointer device address (from cudaMalloc or another CUDA allocator).
+   * @param byteSize size in bytes (serialized size for BYTES).
+   * @param deviceId the GPU's id.
+   */
+  static onDevice(
+    dtype: DataTypeName,
+    shape: readonly number[],
+    pointer: number | bigint,
+    byteSize: number,
+    deviceId = 0,
+    toHost?: () => Uint8Array,
+  ): Tensor {
+    const t = new Tensor(dtype, shape, DEVICE_DATA);
+    (t as { memoryType: MemoryTypeName }).memoryType = "GPU";
+    (t as { memoryTypeId: number }).memoryTypeId = deviceId;
+    t.#device = { pointer: Number(pointer), byteSize, toHost };
+    return t;
+  }
+
+  /** The device address of a GPU tensor (`undefined` for host tensors). */
+  get devicePointer(): number | undefined {
+    return this.#device?.pointer;
+  }
+
+  /**
+   * A host copy of the tensor: for GPU outputs a `cudaMemcpy` device-to-host, otherwise
+   * {@link copy}.
+   * @throws {TritonError} UNSUPPORTED for a GPU tensor made in JS (no CUDA runtime attached).
+   */
+  toHost(): Tensor {
+    const device = this.#device;
+    if (!device) return this.copy();
+    if (this.#lease?.disposed) this.data; // throws: released with its response
+    if (!device.toHost) {
+      throw new TritonError("UNSUPPORTED", "toHost() works on GPU outputs, not on inputs");
+    }
+    return Tensor.fromBytes(this.dtype, this.shape, device.toHost());
   }
 
   /**
@@ -112,9 +158,11 @@ export class Tensor {
     lease: { readonly disposed: boolean },
     memoryType: MemoryTypeName = "CPU",
     memoryTypeId = 0,
+    device?: { pointer: number; byteSize: number; toHost: () => Uint8Array },
   ): Tensor {
     const t = new Tensor(dtype, shape, data);
     t.#lease = lease;
+    if (device) t.#device = device;
     (t as { memoryType: MemoryTypeName }).memoryType = memoryType;
     (t as { memoryTypeId: number }).memoryTypeId = memoryTypeId;
     return t;
@@ -127,6 +175,12 @@ export class Tensor {
    * @throws {TritonError} UNAVAILABLE once the owning response is disposed.
    */
   get data(): TensorData {
+    if (this.#device) {
+      throw new TritonError(
+        "UNSUPPORTED",
+        `${this.dtype} tensor [${this.shape.join(", ")}] is in GPU memory; use toHost()`,
+      );
+    }
     if (this.#lease?.disposed) {
       throw new TritonError(
         "UNAVAILABLE",
@@ -145,6 +199,7 @@ export class Tensor {
   /** An owned copy in JS memory, valid for as long as JS holds it.
    * @throws {TritonError} UNAVAILABLE once the owning response is disposed. */
   copy(): Tensor {
+    if (this.#device) return this.toHost();
     const data = this.data;
     if (Array.isArray(data)) return new Tensor(this.dtype, this.shape, data.map((e) => e.slice()));
     return new Tensor(this.dtype, this.shape, (data as NumericArray).slice());
@@ -231,6 +286,7 @@ export class Tensor {
 
   /** Size in bytes as Triton sees it (BYTES: serialized, prefixes included). */
   get byteSize(): number {
+    if (this.#device) return this.#device.byteSize;
     const data = this.data;
     if (Array.isArray(data)) {
       let total = 0;

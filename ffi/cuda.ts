@@ -1,0 +1,149 @@
+/**
+ * The CUDA runtime (`libcudart`), loaded lazily through FFI only when pinned or GPU memory is
+ * asked for. Search order: `$TRITONFFI_CUDART`, `$CUDA_HOME/lib64/libcudart.so`, then the usual
+ * sonames through the system loader.
+ *
+ * @module
+ */
+import { env } from "./runtime.ts";
+import type { SymbolDef } from "./symbols.ts";
+import type { FfiRuntime, Ptr, SyncFns } from "./types.ts";
+
+/** The CUDA runtime functions the binding uses (all return a `cudaError_t`, 0 = success). */
+export const cudaSymbols = {
+  cudaMalloc: {
+    parameters: [
+      "buf", // void** devPtr
+      "usize", // size_t size
+    ],
+    result: "i32", // cudaError_t
+    since: 0,
+  },
+  cudaFree: {
+    parameters: [
+      "ptr", // void* devPtr
+    ],
+    result: "i32", // cudaError_t
+    since: 0,
+  },
+  cudaHostAlloc: {
+    parameters: [
+      "buf", // void** pHost
+      "usize", // size_t size
+      "u32", // unsigned int flags
+    ],
+    result: "i32", // cudaError_t
+    since: 0,
+  },
+  cudaFreeHost: {
+    parameters: [
+      "ptr", // void* ptr
+    ],
+    result: "i32", // cudaError_t
+    since: 0,
+  },
+  cudaMemcpy: {
+    parameters: [
+      "ptr", // void* dst
+      "ptr", // const void* src
+      "usize", // size_t count
+      "i32", // cudaMemcpyKind kind
+    ],
+    result: "i32", // cudaError_t
+    since: 0,
+  },
+  cudaSetDevice: {
+    parameters: [
+      "i32", // int device
+    ],
+    result: "i32", // cudaError_t
+    since: 0,
+  },
+  cudaGetDeviceCount: {
+    parameters: [
+      "buf", // int* count
+    ],
+    result: "i32", // cudaError_t
+    since: 0,
+  },
+  cudaGetErrorString: {
+    parameters: [
+      "i32", // cudaError_t error
+    ],
+    result: "cstr", // const char*
+    since: 0,
+  },
+} as const satisfies Record<string, SymbolDef>;
+
+/** `cudaMemcpyKind` values. */
+export const CudaMemcpyKind = {
+  HostToHost: 0,
+  HostToDevice: 1,
+  DeviceToHost: 2,
+  DeviceToDevice: 3,
+  Default: 4,
+} as const;
+
+/** A loaded CUDA runtime. */
+export interface CudaRuntime {
+  /** Where it was loaded from. */
+  readonly path: string;
+  /** Its functions. */
+  readonly api: SyncFns<typeof cudaSymbols>;
+  /** Addresses of its functions, for native code (the Bun allocator). */
+  readonly addresses: Readonly<Record<keyof typeof cudaSymbols, Ptr>>;
+  /** Number of CUDA devices (0 when the runtime finds none). */
+  readonly deviceCount: number;
+}
+
+/** Why no CUDA runtime could be loaded (set after a failed {@link loadCuda}). */
+export let cudaLoadFailure: string | undefined;
+
+let cached: CudaRuntime | null | undefined;
+
+function candidates(): string[] {
+  const list: string[] = [];
+  const explicit = env("TRITONFFI_CUDART");
+  if (explicit) list.push(explicit);
+  const home = env("CUDA_HOME");
+  if (home) list.push(`${home}/lib64/libcudart.so`);
+  list.push(
+    "libcudart.so",
+    "libcudart.so.13",
+    "libcudart.so.12",
+    "libcudart.so.11.0",
+    "/usr/local/cuda/lib64/libcudart.so",
+  );
+  return list;
+}
+
+/**
+ * Loads the CUDA runtime once; `undefined` when none can be loaded ({@link cudaLoadFailure}
+ * says what was tried).
+ * @param lookup resolves a symbol's address in a loaded library (libc `dlsym` over `dlopen`).
+ */
+export function loadCuda(
+  ffi: FfiRuntime,
+  lookup: (path: string, symbol: string) => Ptr,
+): CudaRuntime | undefined {
+  if (cached !== undefined) return cached ?? undefined;
+  const tried: string[] = [];
+  for (const path of candidates()) {
+    try {
+      const lib = ffi.open(path, cudaSymbols);
+      const count = new Int32Array(1);
+      const rc = lib.sync.cudaGetDeviceCount(count);
+      const addresses = {} as Record<keyof typeof cudaSymbols, Ptr>;
+      for (const name of Object.keys(cudaSymbols) as (keyof typeof cudaSymbols)[]) {
+        addresses[name] = lookup(path, name);
+      }
+      cached = { path, api: lib.sync, addresses, deviceCount: rc === 0 ? count[0] : 0 };
+      return cached;
+    } catch (e) {
+      tried.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  cudaLoadFailure = `no CUDA runtime found; tried ${tried.join("; ")}`;
+  cached = null;
+  return undefined;
+}

@@ -1,7 +1,7 @@
 /**
  * The CUDA runtime (`libcudart`), loaded lazily through FFI only when pinned or GPU memory is
- * asked for. Search order: `$TRITONFFI_CUDART`, `$CUDA_HOME/lib64/libcudart.so`, then the usual
- * sonames through the system loader.
+ * asked for. Search order: `$TRITONFFI_CUDART` (alone when set; `none` disables CUDA),
+ * `$CUDA_HOME/lib64/libcudart.so`, then the usual sonames through the system loader.
  *
  * @module
  */
@@ -104,7 +104,8 @@ let cached: CudaRuntime | null | undefined;
 function candidates(): string[] {
   const list: string[] = [];
   const explicit = env("TRITONFFI_CUDART");
-  if (explicit) list.push(explicit);
+  if (explicit === "none") return list;
+  if (explicit) return [explicit];
   const home = env("CUDA_HOME");
   if (home) list.push(`${home}/lib64/libcudart.so`);
   list.push(
@@ -143,7 +144,9 @@ export function loadCuda(
       tried.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  cudaLoadFailure = `no CUDA runtime found; tried ${tried.join("; ")}`;
+  cudaLoadFailure = tried.length
+    ? `no CUDA runtime found; tried ${tried.join("; ")}`
+    : "CUDA is disabled (TRITONFFI_CUDART=none)";
   cached = null;
   return undefined;
 }

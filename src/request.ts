@@ -80,11 +80,13 @@ function memoryPolicy(table: InflightTable, req: InferRequest): number {
     );
   }
   const cuda = table.callbacks.cuda();
-  if (!cuda) {
+  if (!cuda || cuda.deviceCount === 0) {
     if (fallback) return encodePolicy(PolicyKind.CPU, 0, false);
     throw new TritonError(
       "UNAVAILABLE",
-      `outputMemory "${choice}" needs the CUDA runtime: ${cudaLoadFailure}`,
+      `outputMemory "${choice}" needs a CUDA device: ${
+        cuda ? `${cuda.path} reports none` : cudaLoadFailure
+      }`,
     );
   }
   if (!gpu) return encodePolicy(PolicyKind.CPU_PINNED, 0, fallback);

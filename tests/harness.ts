@@ -14,6 +14,14 @@ interface Case {
 
 const cases: Case[] = [];
 
+/** Thrown by {@link skip}. */
+class Skip extends Error {}
+
+/** Ends the current test as skipped (for what the core or machine under test cannot do). */
+export function skip(reason: string): never {
+  throw new Skip(reason);
+}
+
 /** Registers a test. `timeout` in milliseconds (default 60 s). */
 export function test(
   name: string,
@@ -27,6 +35,7 @@ export function test(
 export async function run(filter?: string): Promise<{ passed: number; failed: number }> {
   let passed = 0;
   let failed = 0;
+  let skipped = 0;
   const runtime = runtimeName();
   for (const c of cases) {
     if (filter && !c.name.includes(filter)) continue;
@@ -45,6 +54,11 @@ export async function run(filter?: string): Promise<{ passed: number; failed: nu
       passed++;
       console.log(`  ok    ${c.name} (${(performance.now() - t0).toFixed(0)} ms)`);
     } catch (e) {
+      if (e instanceof Skip) {
+        skipped++;
+        console.log(`  skip  ${c.name}: ${e.message}`);
+        continue;
+      }
       failed++;
       console.log(`  FAIL  ${c.name}`);
       console.log(String(e instanceof Error ? e.stack ?? e : e).replace(/^/gm, "        "));
@@ -52,6 +66,6 @@ export async function run(filter?: string): Promise<{ passed: number; failed: nu
       clearTimeout(timer);
     }
   }
-  console.log(`${runtime}: ${passed} passed, ${failed} failed`);
+  console.log(`${runtime}: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   return { passed, failed };
 }

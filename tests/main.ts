@@ -16,6 +16,7 @@ import "./repeat.test.ts";
 import "./bad_input.test.ts";
 import "./lifecycle.test.ts";
 import "./streaming.test.ts";
+import "./memory.test.ts";
 
 const { failed } = await run(env("TEST_FILTER"));
 await stopShared();

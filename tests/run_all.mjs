@@ -21,6 +21,14 @@ if (env.TRITONSERVER_LIB) {
   env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
   console.log(`Testing against the fake core (${env.TRITONSERVER_LIB})`);
 }
+if (!env.TRITONFFI_CUDART) {
+  // The pinned and GPU allocator paths run against the fake CUDA runtime unless told otherwise
+  // (TRITONFFI_CUDART=/path/to/libcudart.so for a real one).
+  const build = spawnSync(process.execPath, [join(root, "tests/fake_cuda/build.mjs")], { stdio: "inherit", cwd: root });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  env.TRITONFFI_CUDART = join(root, ".build/fake_cuda/libcudart.so");
+}
+console.log(`CUDA runtime for the tests: ${env.TRITONFFI_CUDART}`);
 
 const only = (env.TEST_RUNTIMES ?? "deno,bun,node").split(",");
 const runtimes = [
@@ -30,15 +38,18 @@ const runtimes = [
     "--allow-env",
     "--allow-read",
     "--allow-write",
+    "--allow-run",
+    "--v8-flags=--expose-gc",
     "tests/main.ts",
   ]],
   ["bun", bin("bun"), ["tests/main.ts"]],
-  ["node", process.execPath, ["--import", "tsx", "tests/main.ts"]],
+  ["node", process.execPath, ["--expose-gc", "--import", "tsx", "tests/main.ts"]],
 ].filter(([name]) => only.includes(name));
 
 const summary = [];
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 let broken = false;
 for (const [name, cmd, args] of runtimes) {
   if (!existsSync(cmd)) {
@@ -55,7 +66,7 @@ for (const [name, cmd, args] of runtimes) {
     timeout: 20 * 60_000,
   });
   process.stdout.write(r.stdout ?? "");
-  const m = /(\d+) passed, (\d+) failed/.exec(r.stdout ?? "");
+  const m = /(\d+) passed, (\d+) failed, (\d+) skipped/.exec(r.stdout ?? "");
   if (!m) {
     summary.push(`${name}: did not finish (exit ${r.status ?? r.signal})`);
     broken = true;
@@ -63,12 +74,13 @@ for (const [name, cmd, args] of runtimes) {
   }
   passed += Number(m[1]);
   failed += Number(m[2]);
+  skipped += Number(m[3]);
   if (r.status !== 0 && Number(m[2]) === 0) {
     summary.push(`${name}: exited with ${r.status ?? r.signal} after its tests`);
     broken = true;
   }
-  summary.push(`${name}: ${m[1]} passed, ${m[2]} failed`);
+  summary.push(`${name}: ${m[1]} passed, ${m[2]} failed, ${m[3]} skipped`);
 }
 console.log("\n" + summary.join("\n"));
-console.log(`total: ${passed} passed, ${failed} failed`);
+console.log(`total: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 || broken ? 1 : 0);

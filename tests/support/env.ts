@@ -76,3 +76,71 @@ export async function stopShared(): Promise<void> {
   shared = undefined;
   if (started) await (await started.catch(() => undefined))?.stop();
 }
+
+const fakeCudaSymbols = {
+  FAKECUDA_SetFail: { parameters: ["cstr"], result: "void", since: 0 },
+  FAKECUDA_LiveCount: { parameters: ["cstr"], result: "i64", since: 0 },
+  FAKECUDA_IsDevicePointer: { parameters: ["ptr"], result: "i32", since: 0 },
+} as const;
+
+/** The fake CUDA runtime's test controls, when `$TRITONFFI_CUDART` is the fake one. */
+export interface FakeCuda {
+  /** Makes one cuda* function fail ("" clears). */
+  setFail(fn: string): void;
+  /** Allocations not yet freed: "device", "pinned" or "total". */
+  live(kind: "device" | "pinned" | "total"): number;
+  /** Whether `address` came from cudaMalloc. */
+  isDevicePointer(address: number): boolean;
+}
+
+let fakeCudaLib: Promise<FakeCuda | undefined> | undefined;
+
+/** The fake CUDA runtime's controls, or undefined. */
+export function fakeCuda(): Promise<FakeCuda | undefined> {
+  fakeCudaLib ??= (async () => {
+    const path = env("TRITONFFI_CUDART");
+    if (!path || path === "none") return undefined;
+    const ffi = await ffiRuntime();
+    try {
+      const lib = ffi.open(path, fakeCudaSymbols).sync;
+      return {
+        setFail: (fn: string) => lib.FAKECUDA_SetFail(fn),
+        live: (kind: string) => Number(lib.FAKECUDA_LiveCount(kind)),
+        isDevicePointer: (a: number) => lib.FAKECUDA_IsDevicePointer(ffi.fromAddress(a)) !== 0,
+      };
+    } catch {
+      return undefined;
+    }
+  })();
+  return fakeCudaLib;
+}
+
+/** Runs `script` (a path relative to tests/) on the current runtime with extra environment;
+ * resolves with its exit code and output. */
+export async function runScript(
+  script: string,
+  extraEnv: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { spawnSync } = await import("node:child_process");
+  const process = (await import("node:process")).default;
+  const path = decodeURIComponent(new URL(`../${script}`, import.meta.url).pathname);
+  const deno = (globalThis as { Deno?: { execPath(): string } }).Deno;
+  const [cmd, args] = deno
+    ? [deno.execPath(), [
+      "run",
+      "--allow-ffi",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      path,
+    ]]
+    : "Bun" in globalThis
+    ? [process.execPath, [path]]
+    : [process.execPath, ["--import", "tsx", path]];
+  const r = spawnSync(cmd, args, {
+    env: { ...process.env, ...extraEnv },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+}

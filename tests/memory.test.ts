@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import process from "node:process";
+import { loadTriton, Tensor, TritonError } from "../mod.ts";
+import { skip, test } from "./harness.ts";
+import {
+  collect,
+  fakeCuda,
+  isFakeCore,
+  liveCounter,
+  runScript,
+  sharedServer,
+} from "./support/env.ts";
+
+const int32 = (values: number[]) => ({
+  INPUT0: { dtype: "INT32" as const, shape: [1, values.length], data: new Int32Array(values) },
+});
+
+async function cudaOrSkip() {
+  const cuda = await fakeCuda();
+  if (!cuda) skip("needs the fake CUDA runtime (TRITONFFI_CUDART)");
+  return cuda;
+}
+
+test("outputMemory cpu (default): outputs are zero-copy views of host memory", async () => {
+  const server = await sharedServer();
+  for await (const r of server.model("identity_int32").infer({ inputs: int32([1, 2, 3]) })) {
+    const out = r.outputs.OUTPUT0;
+    assert.equal(out.memoryType, "CPU");
+    assert.equal(out.memoryTypeId, 0);
+    assert.equal(out.isView, true);
+    assert.equal(out.byteSize, 12);
+    assert.deepEqual(Array.from(out.data as Int32Array), [1, 2, 3]);
+  }
+});
+
+test("outputMemory cpu_pinned: CPU_PINNED from cudaHostAlloc, freed on dispose", async () => {
+  const cuda = await cudaOrSkip();
+  const server = await sharedServer();
+  const before = cuda.live("pinned");
+  const stream = server.model("identity_int32").infer({
+    inputs: int32([7, 8]),
+    outputMemory: "cpu_pinned",
+  });
+  const { value: r } = await stream.next();
+  assert.ok(r);
+  assert.equal(r.outputs.OUTPUT0.memoryType, "CPU_PINNED");
+  assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [7, 8]);
+  assert.equal(cuda.live("pinned"), before + 1);
+  assert.equal((await stream.next()).done, true);
+  assert.equal(cuda.live("pinned"), before, "freed with cudaFreeHost when the stream moved on");
+});
+
+test("outputMemory gpu: a GPU tensor at a cudaMalloc address; toHost() copies it", async () => {
+  const cuda = await cudaOrSkip();
+  if (!(await isFakeCore())) skip("a CPU-only core cannot fill GPU buffers");
+  const server = await sharedServer();
+  for await (
+    const r of server.model("identity_int32").infer({
+      inputs: int32([9, -9]),
+      outputMemory: "gpu:0",
+    })
+  ) {
+    const out = r.outputs.OUTPUT0;
+    assert.equal(out.memoryType, "GPU");
+    assert.equal(out.memoryTypeId, 0);
+    assert.ok(cuda.isDevicePointer(out.devicePointer!), "address from cudaMalloc");
+    assert.equal(cuda.live("device"), 1);
+    assert.throws(
+      () => out.data,
+      (e: unknown) => e instanceof TritonError && e.code === "UNSUPPORTED",
+    );
+    assert.deepEqual(Array.from(out.toHost().data as Int32Array), [9, -9]);
+  }
+  assert.equal(cuda.live("device"), 0, "freed with cudaFree on dispose");
+});
+
+test("outputMemory gpu:N beyond the device count is INVALID_ARG", async () => {
+  await cudaOrSkip();
+  const server = await sharedServer();
+  assert.throws(
+    () => server.model("identity_int32").infer({ inputs: int32([1]), outputMemory: "gpu:7" }),
+    (e: unknown) =>
+      e instanceof TritonError && e.code === "INVALID_ARG" && /device/.test(e.message),
+  );
+  assert.throws(
+    () =>
+      server.model("identity_int32").infer({ inputs: int32([1]), outputMemory: "tpu" as "gpu" }),
+    /outputMemory must be/,
+  );
+});
+
+test(
+  "without CUDA: gpu and pinned fail UNAVAILABLE, or fall back to CPU when allowed",
+  async () => {
+    const r = await runScript("support/no_cuda.ts", { TRITONFFI_CUDART: "none" });
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout.trim().split("\n").pop()!);
+    assert.match(result.gpu, /^UNAVAILABLE: outputMemory "gpu" needs a CUDA device/);
+    assert.match(result.cpu_pinned, /^UNAVAILABLE: /);
+    assert.equal(result["gpu+fallback"], "CPU 5,6");
+    assert.equal(result["cpu_pinned+fallback"], "CPU 5,6");
+    assert.equal(result.auto, "CPU");
+  },
+  { timeout: 120_000 },
+);
+
+test("a CUDA allocation failure reaches the caller as a TritonError and leaks nothing", async () => {
+  const cuda = await cudaOrSkip();
+  const server = await sharedServer();
+  cuda.setFail("cudaMalloc");
+  try {
+    await assert.rejects(
+      collect(server.model("identity_int32").infer({ inputs: int32([1]), outputMemory: "gpu" })),
+      (e: unknown) => e instanceof TritonError && /cudaMalloc/.test(e.message),
+    );
+    const [r] = await collect(
+      server.model("identity_int32").infer({
+        inputs: int32([4]),
+        outputMemory: "gpu",
+        allowMemoryFallback: true,
+      }),
+    );
+    assert.equal(r.outputs.OUTPUT0.memoryType, "CPU");
+  } finally {
+    cuda.setFail("");
+  }
+  assert.equal(cuda.live("total"), 0);
+  const live = await liveCounter();
+  if (live) {
+    assert.equal(live("response"), 0);
+    assert.equal(live("buffer"), 0);
+  }
+});
+
+test("GPU inputs are passed by device address", async () => {
+  await cudaOrSkip();
+  if (!(await isFakeCore())) skip("a CPU-only core cannot read GPU inputs");
+  const server = await sharedServer();
+  const lib = await loadTriton();
+  const host = new Int32Array([11, 22, 33]);
+  // The fake CUDA runtime's device memory is host memory: a JS array's address stands in for it.
+  const address = lib.ffi.address(lib.ffi.addressOf(host));
+  const input = Tensor.onDevice("INT32", [1, 3], address, host.byteLength, 0);
+  const [r] = await collect(server.model("identity_int32").infer({ inputs: { INPUT0: input } }));
+  assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [11, 22, 33]);
+});
+
+test("reading an output after its response is disposed throws; copy() keeps values", async () => {
+  const server = await sharedServer();
+  const stream = server.model("identity_int32").infer({ inputs: int32([1, 2, 3, 4]) });
+  const { value: r } = await stream.next();
+  assert.ok(r);
+  const view = r.outputs.OUTPUT0.data as Int32Array;
+  const kept = r.outputs.OUTPUT0.copy();
+  const copied = r.copy();
+  r.dispose();
+  assert.equal(r.disposed, true);
+  assert.throws(
+    () => r.outputs.OUTPUT0.data,
+    (e: unknown) =>
+      e instanceof TritonError && e.code === "UNAVAILABLE" && /released/.test(e.message),
+  );
+  if (typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === "function") {
+    assert.equal(view.length, 0, "the view was detached");
+  }
+  assert.deepEqual(Array.from(kept.data as Int32Array), [1, 2, 3, 4]);
+  assert.deepEqual(Array.from(copied.outputs.OUTPUT0.data as Int32Array), [1, 2, 3, 4]);
+  r.dispose(); // idempotent
+  assert.equal((await stream.next()).done, true);
+});
+
+test("using disposes a response at the end of its block", async () => {
+  const server = await sharedServer();
+  const live = await liveCounter();
+  const stream = server.model("identity_int32").infer({ inputs: int32([5]) });
+  {
+    using r = (await stream.next()).value!;
+    assert.equal((r.outputs.OUTPUT0.data as Int32Array)[0], 5);
+    if (live) assert.equal(live("response"), 1);
+  }
+  if (live) assert.equal(live("response"), 0);
+  await stream.return(undefined);
+});
+
+/** RSS and heap after a full GC where the runtime lets us ask for one. */
+function memory(): { rss: number; heap: number } {
+  const g = globalThis as { gc?: () => void; Bun?: { gc(full: boolean): void } };
+  g.Bun?.gc(true);
+  g.gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed };
+}
+
+test(
+  "leak check: 200, 500, 1000 and 8000 inferences leave nothing alive and memory flat",
+  async () => {
+    const server = await sharedServer();
+    const live = await liveCounter();
+    const model = server.model("identity_int32");
+    const run = async (n: number) => {
+      let next = 0;
+      const worker = async () => {
+        while (next < n) {
+          const k = next++;
+          for await (const r of model.infer({ inputs: int32([k, k + 1, k + 2, k + 3]) })) {
+            assert.equal((r.outputs.OUTPUT0.data as Int32Array)[0], k);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, worker));
+      const deadline = Date.now() + 5000;
+      while (server.inflight > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      if (live) {
+        for (const kind of ["request", "response", "buffer", "error"]) {
+          assert.equal(live(kind), 0, `${kind} alive after ${n} inferences`);
+        }
+      }
+    };
+    await run(500); // warm-up
+    const base = memory();
+    const growth: Record<number, { rss: number; heap: number }> = {};
+    for (const n of [200, 500, 1000, 8000]) {
+      await run(n);
+      const m = memory();
+      growth[n] = { rss: m.rss - base.rss, heap: m.heap - base.heap };
+    }
+    const mib = (b: number) => (b / 2 ** 20).toFixed(1);
+    const report = JSON.stringify(
+      Object.fromEntries(
+        Object.entries(growth).map(([n, g]) => [n, `${mib(g.rss)}/${mib(g.heap)} MiB`]),
+      ),
+    );
+    // 8000 inferences hold no more memory than a few MiB over 1000: nothing per inference is kept.
+    assert.ok(growth[8000].rss - growth[1000].rss < 24 * 2 ** 20, `RSS grew with count: ${report}`);
+    assert.ok(
+      growth[8000].heap - growth[1000].heap < 8 * 2 ** 20,
+      `heap grew with count: ${report}`,
+    );
+  },
+  { timeout: 300_000 },
+);

@@ -273,7 +273,7 @@ function readOutput(
     const device = { pointer: ffi.address(base), byteSize: size, toHost };
     return [
       name,
-      Tensor.view(dtype, shape, new Uint8Array(0), lease, memoryType, memoryTypeId, device),
+      Tensor.view(dtype, shape, [], lease, memoryType, memoryTypeId, device),
     ];
   }
   const buffer = ffi.view(base, size);

@@ -160,7 +160,7 @@ export class Tensor {
     memoryTypeId = 0,
     device?: { pointer: number; byteSize: number; toHost: () => Uint8Array },
   ): Tensor {
-    const t = new Tensor(dtype, shape, data);
+    const t = new Tensor(dtype, shape, device ? DEVICE_DATA : data);
     t.#lease = lease;
     if (device) t.#device = device;
     (t as { memoryType: MemoryTypeName }).memoryType = memoryType;

@@ -129,9 +129,11 @@ test("an AbortSignal fired mid-stream ends it with CANCELLED and delivers nothin
     (e: unknown) => e instanceof TritonError && e.code === "CANCELLED" && /enough/.test(e.message),
   );
   assert.deepEqual(seen, [0, 1, 2]);
-  await settled(server);
+  const deadline = Date.now() + 10_000;
+  while (server.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.equal(queue.length, 3, "nothing delivered after the abort");
-  for (const r of queue) r.dispose();
+  for (const r of queue) r.dispose(); // the queue's consumer owns its responses
+  await settled(server);
 });
 
 test("10,000 requests at concurrency 128 each get exactly their own response", async () => {
@@ -202,6 +204,8 @@ test("request options are accepted; bad values are rejected before any C call", 
 });
 
 test("stop() while streams are in flight ends them with an error and does not hang", async () => {
+  const live = await liveCounter();
+  const before = live?.("total");
   const server = await startServer();
   const streams = Array.from(
     { length: 4 },
@@ -214,6 +218,5 @@ test("stop() while streams are in flight ends them with an error and does not ha
   await new Promise((r) => setTimeout(r, 50));
   await server.stop();
   assert.deepEqual(await Promise.all(streams), new Array(4).fill("UNAVAILABLE"));
-  const live = await liveCounter();
-  if (live) assert.equal(live("total"), 0);
+  if (live) assert.equal(live("total"), before);
 }, { timeout: 120_000 });

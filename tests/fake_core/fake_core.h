@@ -6,7 +6,7 @@
 #ifndef FAKE_CORE_H
 #define FAKE_CORE_H
 
-#define _GNU_SOURCE 1 /* NOLINT: strdup, pthread extras, timegm */
+#define _GNU_SOURCE 1 /* RTLD_DEFAULT / RTLD_NOLOAD, st_mtim */
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -72,9 +72,7 @@ char* fc_dims_str(const int64_t* dims, size_t n);
 
 uint64_t fc_now_ns(void);        /* monotonic */
 uint64_t fc_wall_ms(void);       /* realtime, ms since epoch */
-void fc_deadline_after_ms(struct timespec* ts, uint64_t ms); /* CLOCK_MONOTONIC */
 void fc_cond_init_mono(pthread_cond_t* cv);
-void fc_sleep_ms_plain(uint64_t ms);
 
 /* Sorted set of unique strings. */
 typedef struct {
@@ -363,13 +361,17 @@ typedef struct fc_executor {
   /* Validate a config at load time; returns NULL or an error. */
   TRITONSERVER_Error* (*validate)(const fc_config* cfg);
   /* Run one request on a worker thread. Must send the responses and
-   * release the request (directly or from a stream thread). */
+   * release the request with fc_request_release (the request must not be
+   * touched afterwards). */
   void (*execute)(struct fc_model* m, TRITONSERVER_InferenceRequest* req);
 } fc_executor;
 
-/* models.c */
+/* models.c: picks the executor for a config (backend, or model name for
+ * backend "python") and validates the config for it. */
 const fc_executor* fc_executor_for(
     const fc_config* cfg, TRITONSERVER_Error** err);
+/* models_python.c: the python models imitated by name. */
+const fc_executor* fc_python_executor(const char* model_name);
 
 typedef struct fc_thread_node {
   pthread_t tid;
@@ -422,6 +424,7 @@ typedef struct fc_model {
   bool shutdown;
   bool teardown;            /* ServerDelete in progress: end sleeps */
   bool threads_running;
+  bool joining;             /* a thread is inside fc_sched_join */
   pthread_t* workers;
   size_t nworkers;
   fc_thread_node* streams;
@@ -432,7 +435,6 @@ typedef struct fc_model {
 
 typedef struct fc_server {
   pthread_mutex_t mu;
-  pthread_cond_t cv;
   fc_server_state state;
   char* id;
   fc_strset repo_paths;
@@ -464,16 +466,19 @@ void fc_repo_scan(fc_server* s, fc_repo_list* out);
 void fc_repo_list_free(fc_repo_list* l);
 const fc_repo_entry* fc_repo_find(const fc_repo_list* l, const char* name);
 
-/* Load (or reload) one model found at 'e'. 'override' is an optional
- * config taking the place of the file. Returns NULL or an error in the
- * real core's wording ("version N is at UNAVAILABLE state: ...;"). */
+/* Load (or reload) one model found at 'e' (s->load_mu held).
+ * 'override_json' optionally replaces config.pbtxt. Sets *polled=false
+ * when the model could not even be read (the core's poll failure).
+ * Returns NULL or an error whose message is the core's load reason
+ * ("version N is at UNAVAILABLE state: ...;"). */
 TRITONSERVER_Error* fc_model_load(
-    fc_server* s, const fc_repo_entry* e, fc_config* override_cfg,
+    fc_server* s, const fc_repo_entry* e, const char* override_json,
     bool* polled);
 /* Begin unloading every live version of 'name' (async). */
 void fc_model_unload_async(fc_server* s, const char* name);
 /* Stop accepting, wait for in-flight work and join all threads. */
 void fc_model_shutdown(fc_model* m);
+void fc_model_free(fc_model* m);
 
 /* Lookups (server->mu must be held). */
 fc_model* fc_model_find_locked(fc_server* s, const char* name, int64_t version);
@@ -484,23 +489,26 @@ TRITONSERVER_Error* fc_server_get_model(
 void fc_server_join_unloaders(fc_server* s, bool all);
 
 /* scheduler.c */
+void fc_sched_init(fc_model* m);    /* sync objects of a new record */
+void fc_sched_destroy(fc_model* m); /* after fc_sched_join */
 void fc_sched_start(fc_model* m);
 /* Enqueue; returns an error (caller keeps the request) when stopped. */
 TRITONSERVER_Error* fc_sched_enqueue(
     fc_model* m, TRITONSERVER_InferenceRequest* req);
 void fc_sched_stop_accepting(fc_model* m);
-/* Wait for inflight==0; deadline_ms == UINT64_MAX waits forever.
- * Returns true when idle. */
+/* Wait for inflight==0 until deadline_ns (fc_now_ns clock; UINT64_MAX
+ * waits forever). Returns true when idle. */
 bool fc_sched_wait_idle(fc_model* m, uint64_t deadline_ns);
 void fc_sched_join(fc_model* m);
-void fc_sched_inflight_inc(fc_model* m);
 void fc_sched_inflight_dec(fc_model* m);
-/* Start a stream thread owned by the model (repeat / square). */
-void fc_sched_spawn_stream(fc_model* m, void* (*fn)(void*), void* arg);
-void fc_sched_stream_done(fc_model* m);
+/* Start a stream thread owned by the model (repeat / square); it counts
+ * as in-flight work until fn returns. */
+void fc_sched_spawn_stream(fc_model* m, void (*fn)(void*), void* arg);
 /* Sleep up to ms; returns early when 'f' is cancelled or at teardown.
  * Returns true if it was cut short. */
 bool fc_sched_sleep(fc_model* m, struct fc_factory* f, uint64_t ms);
+/* True when a stream should end early: cancelled, or server teardown. */
+bool fc_sched_stream_stop(fc_model* m, struct fc_factory* f);
 void fc_stats_record(
     fc_model* m, bool success, uint64_t queue_ns, uint64_t compute_ns,
     uint64_t batch);
@@ -527,7 +535,9 @@ typedef struct {
 } fc_policy_data;
 
 typedef struct fc_input {
-  char* name;
+  char* name;          /* the name the caller used */
+  char* exec_name;     /* raw inputs: the model input it was mapped to */
+  uint32_t raw_len;    /* raw BYTES inputs: the prepended length word */
   TRITONSERVER_DataType dtype;
   int64_t* shape;      /* as given by the caller */
   size_t ndims;
@@ -585,28 +595,38 @@ struct TRITONSERVER_InferenceRequest {
   TRITONSERVER_InferenceResponseCompleteFn_t response_fn;
   void* response_userp;
   fc_factory* factory;
-  fc_request_state state;
+  atomic_int state; /* fc_request_state */
   /* filled by validation for the executors */
   uint64_t batch_size;
   fc_strset exec_outputs;
   uint64_t queue_start_ns;
+  uint64_t exec_start_ns;
   struct TRITONSERVER_InferenceRequest* qnext;
 };
 
 char* fc_request_log_prefix(const TRITONSERVER_InferenceRequest* r);
 fc_input* fc_request_find_input(
     const TRITONSERVER_InferenceRequest* r, const char* name);
+const char* fc_input_name(const fc_input* in); /* name seen by the model */
+/* Input by the name the model sees (NULL if absent). */
+const fc_input* fc_request_exec_input(
+    const TRITONSERVER_InferenceRequest* r, const char* name);
+
 size_t fc_input_total_bytes(const fc_input* in);
-/* Copy an input's buffers into dst (must hold total bytes). */
-void fc_input_gather(const fc_input* in, void* dst);
-bool fc_input_on_gpu(const fc_input* in);
+/* Copy an input's buffers into host memory dst (total bytes); GPU buffers
+ * are copied with fc_gpu_copy. */
+TRITONSERVER_Error* fc_input_gather(const fc_input* in, void* dst);
+
+/* gpu.c: copy with the process's cudaMemcpy (cudaMemcpyDefault). */
+TRITONSERVER_Error* fc_gpu_copy(void* dst, const void* src, size_t n);
 const char* fc_request_state_str(fc_request_state s);
 
 /* validate.c: normalize + validate as the real core's Normalize(). */
 TRITONSERVER_Error* fc_request_normalize(TRITONSERVER_InferenceRequest* r);
 
-/* infer.c: hand the request back through its release callback. */
-void fc_request_release(TRITONSERVER_InferenceRequest* r);
+/* infer.c: record the execution statistics ('success' as the backend
+ * reports it), then hand the request back through its release callback. */
+void fc_request_release(TRITONSERVER_InferenceRequest* r, bool success);
 
 /* ------------------------------------------------------------------ */
 /* response.c                                                          */
@@ -618,6 +638,7 @@ typedef struct {
   size_t ndims;
   void* buffer;
   void* buffer_userp;
+  void* staging; /* host copy written by the model for a GPU buffer */
   size_t byte_size;
   TRITONSERVER_MemoryType memory_type;
   int64_t memory_type_id;

@@ -1,7 +1,6 @@
 /* util.c - allocation, strings, string builder, sorted string sets, time. */
 #include "fake_core.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,18 +190,6 @@ fc_wall_ms(void)
 }
 
 void
-fc_deadline_after_ms(struct timespec* ts, uint64_t ms)
-{
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_sec += (time_t)(ms / 1000);
-  ts->tv_nsec += (long)((ms % 1000) * 1000000);
-  if (ts->tv_nsec >= 1000000000L) {
-    ts->tv_sec += 1;
-    ts->tv_nsec -= 1000000000L;
-  }
-}
-
-void
 fc_cond_init_mono(pthread_cond_t* cv)
 {
   pthread_condattr_t attr;
@@ -210,14 +197,6 @@ fc_cond_init_mono(pthread_cond_t* cv)
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
   pthread_cond_init(cv, &attr);
   pthread_condattr_destroy(&attr);
-}
-
-void
-fc_sleep_ms_plain(uint64_t ms)
-{
-  struct timespec ts = {(time_t)(ms / 1000), (long)((ms % 1000) * 1000000)};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
 }
 
 /* ---- sorted string set ---- */

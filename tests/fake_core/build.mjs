@@ -1,0 +1,68 @@
+// Builds the fake Triton core used by the tests:
+//   cc -std=c11 -O2 -g -fPIC -shared -pthread \
+//      -o .build/fake_core/libtritonserver.so tests/fake_core/*.c
+//
+// Plain Node ESM (only node: built-ins), so it also runs under Deno
+// (deno run --allow-read --allow-write --allow-run --allow-env) and Bun.
+// Usage: node tests/fake_core/build.mjs [--force]
+// Environment: CC overrides the compiler (default "cc").
+// Skips the compile when the library is newer than every source file
+// unless --force is given. Exits non-zero when the compile fails.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "..", "..");
+const outDir = join(root, ".build", "fake_core");
+const outLib = join(outDir, "libtritonserver.so");
+const force = process.argv.includes("--force");
+
+const entries = readdirSync(here).sort();
+const sources = entries.filter((f) => f.endsWith(".c"));
+const inputs = entries.filter((f) => f.endsWith(".c") || f.endsWith(".h"));
+if (sources.length === 0) {
+  console.error(`fake core: no C sources found in ${here}`);
+  process.exit(1);
+}
+
+function upToDate() {
+  if (!existsSync(outLib)) return false;
+  const built = statSync(outLib).mtimeMs;
+  return inputs.every((f) => statSync(join(here, f)).mtimeMs <= built);
+}
+
+if (!force && upToDate()) {
+  console.log(`fake core: ${relative(root, outLib)} is up to date`);
+  process.exit(0);
+}
+
+mkdirSync(outDir, { recursive: true });
+
+const cc = process.env.CC || "cc";
+const args = [
+  "-std=c11",
+  "-O2",
+  "-g",
+  "-fPIC",
+  "-shared",
+  "-pthread",
+  "-Wall",
+  "-Wextra",
+  "-o",
+  relative(root, outLib),
+  ...sources.map((f) => relative(root, join(here, f))),
+];
+console.log(`fake core: ${cc} ${args.join(" ")}`);
+const res = spawnSync(cc, args, { cwd: root, stdio: "inherit" });
+if (res.error) {
+  console.error(`fake core: could not run ${cc}: ${res.error.message}`);
+  process.exit(1);
+}
+if (res.status !== 0) {
+  console.error(`fake core: compile failed (exit status ${res.status ?? res.signal})`);
+  process.exit(res.status || 1);
+}
+console.log(`fake core: built ${relative(root, outLib)}`);

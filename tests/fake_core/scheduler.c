@@ -1,0 +1,355 @@
+/* scheduler.c - per-model request queue, instance worker threads, stream
+ * threads, in-flight accounting and cancellable sleeps. */
+#include "fake_core.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void
+fc_sched_init(fc_model* m)
+{
+  pthread_mutex_init(&m->mu, NULL);
+  fc_cond_init_mono(&m->queue_cv);
+  fc_cond_init_mono(&m->idle_cv);
+  fc_cond_init_mono(&m->sleep_cv);
+}
+
+void
+fc_sched_destroy(fc_model* m)
+{
+  pthread_mutex_destroy(&m->mu);
+  pthread_cond_destroy(&m->queue_cv);
+  pthread_cond_destroy(&m->idle_cv);
+  pthread_cond_destroy(&m->sleep_cv);
+  free(m->stats.batches);
+  m->stats.batches = NULL;
+}
+
+static void
+timespec_from_ns(struct timespec* ts, uint64_t ns)
+{
+  ts->tv_sec = (time_t)(ns / 1000000000ull);
+  ts->tv_nsec = (long)(ns % 1000000000ull);
+}
+
+static TRITONSERVER_InferenceRequest*
+queue_pop_locked(fc_model* m)
+{
+  TRITONSERVER_InferenceRequest* r = m->qhead;
+  if (r != NULL) {
+    m->qhead = r->qnext;
+    if (m->qhead == NULL) {
+      m->qtail = NULL;
+    }
+    r->qnext = NULL;
+  }
+  return r;
+}
+
+static void
+run_one(fc_model* m, TRITONSERVER_InferenceRequest* req)
+{
+  req->exec_start_ns = fc_now_ns();
+  /* With a dynamic batcher the real core answers requests that were
+   * cancelled while queued with a CANCELLED error and never runs them. */
+  if (m->cfg->has_dynamic_batching && atomic_load(&req->factory->cancelled)) {
+    fc_respond_error(req->factory, fc_err(TRITONSERVER_ERROR_CANCELLED, "%s", ""));
+    fc_request_release(req, false);
+    return;
+  }
+  atomic_store(&req->state, FC_RS_EXECUTING);
+  m->exec->execute(m, req); /* req may be gone now */
+}
+
+static void*
+worker_main(void* arg)
+{
+  fc_model* m = arg;
+  fc_core_thread = 1;
+  pthread_mutex_lock(&m->mu);
+  for (;;) {
+    while (m->qhead == NULL && !m->shutdown) {
+      pthread_cond_wait(&m->queue_cv, &m->mu);
+    }
+    TRITONSERVER_InferenceRequest* req = queue_pop_locked(m);
+    if (req == NULL) {
+      break; /* shutdown with an empty queue */
+    }
+    pthread_mutex_unlock(&m->mu);
+    run_one(m, req);
+    pthread_mutex_lock(&m->mu);
+  }
+  pthread_mutex_unlock(&m->mu);
+  return NULL;
+}
+
+void
+fc_sched_start(fc_model* m)
+{
+  size_t n = fc_config_instance_count(m->cfg);
+  pthread_mutex_lock(&m->mu);
+  m->accepting = true;
+  m->shutdown = false;
+  m->workers = fc_xcalloc(n, sizeof(pthread_t));
+  m->nworkers = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (pthread_create(&m->workers[i], NULL, worker_main, m) == 0) {
+      m->nworkers++;
+    }
+  }
+  m->threads_running = true;
+  pthread_mutex_unlock(&m->mu);
+}
+
+TRITONSERVER_Error*
+fc_sched_enqueue(fc_model* m, TRITONSERVER_InferenceRequest* req)
+{
+  pthread_mutex_lock(&m->mu);
+  if (!m->accepting) {
+    pthread_mutex_unlock(&m->mu);
+    char* prefix = fc_request_log_prefix(req);
+    TRITONSERVER_Error* err = fc_err(
+        TRITONSERVER_ERROR_UNAVAILABLE,
+        "%sServer is stopping, scheduler for model has stopped accepting new "
+        "inference requests",
+        prefix);
+    free(prefix);
+    return err;
+  }
+  req->qnext = NULL;
+  req->queue_start_ns = fc_now_ns();
+  if (m->qtail) {
+    m->qtail->qnext = req;
+  } else {
+    m->qhead = req;
+  }
+  m->qtail = req;
+  m->inflight++;
+  pthread_cond_signal(&m->queue_cv);
+  pthread_mutex_unlock(&m->mu);
+  return NULL;
+}
+
+void
+fc_sched_stop_accepting(fc_model* m)
+{
+  pthread_mutex_lock(&m->mu);
+  m->accepting = false;
+  pthread_mutex_unlock(&m->mu);
+}
+
+bool
+fc_sched_wait_idle(fc_model* m, uint64_t deadline_ns)
+{
+  bool idle = true;
+  pthread_mutex_lock(&m->mu);
+  if (deadline_ns == UINT64_MAX) {
+    while (m->inflight > 0) {
+      pthread_cond_wait(&m->idle_cv, &m->mu);
+    }
+  } else {
+    struct timespec ts;
+    timespec_from_ns(&ts, deadline_ns);
+    while (m->inflight > 0) {
+      if (pthread_cond_timedwait(&m->idle_cv, &m->mu, &ts) == ETIMEDOUT) {
+        idle = (m->inflight == 0);
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&m->mu);
+  return idle;
+}
+
+static void
+join_streams_locked(fc_model* m, bool all)
+{
+  fc_thread_node** link = &m->streams;
+  while (*link != NULL) {
+    fc_thread_node* n = *link;
+    if (all || n->done) {
+      *link = n->next;
+      pthread_join(n->tid, NULL);
+      free(n);
+    } else {
+      link = &n->next;
+    }
+  }
+}
+
+/* Safe to call from several threads at once (an unloader and ServerStop):
+ * one of them joins, the others wait until it is done. */
+void
+fc_sched_join(fc_model* m)
+{
+  pthread_mutex_lock(&m->mu);
+  while (m->joining) {
+    pthread_cond_wait(&m->idle_cv, &m->mu);
+  }
+  if (!m->threads_running) {
+    pthread_mutex_unlock(&m->mu);
+    return;
+  }
+  m->joining = true;
+  m->accepting = false;
+  m->shutdown = true;
+  pthread_cond_broadcast(&m->queue_cv);
+  pthread_t* workers = m->workers;
+  size_t n = m->nworkers;
+  pthread_mutex_unlock(&m->mu);
+
+  for (size_t i = 0; i < n; ++i) {
+    pthread_join(workers[i], NULL);
+  }
+  pthread_mutex_lock(&m->mu);
+  join_streams_locked(m, true);
+  free(m->workers);
+  m->workers = NULL;
+  m->nworkers = 0;
+  m->threads_running = false;
+  m->joining = false;
+  pthread_cond_broadcast(&m->idle_cv);
+  pthread_mutex_unlock(&m->mu);
+}
+
+void
+fc_sched_inflight_dec(fc_model* m)
+{
+  pthread_mutex_lock(&m->mu);
+  if (m->inflight > 0 && --m->inflight == 0) {
+    pthread_cond_broadcast(&m->idle_cv);
+  }
+  pthread_mutex_unlock(&m->mu);
+}
+
+typedef struct {
+  fc_model* model;
+  fc_thread_node* node;
+  void (*fn)(void*);
+  void* arg;
+} stream_start;
+
+static void*
+stream_main(void* p)
+{
+  stream_start* st = p;
+  fc_core_thread = 1;
+  st->fn(st->arg);
+  fc_model* m = st->model;
+  /* Mark done and drop the in-flight count in one step: once the mutex is
+   * released this thread never takes it again, so a reaper holding the
+   * mutex can safely join it. */
+  pthread_mutex_lock(&m->mu);
+  st->node->done = true;
+  if (m->inflight > 0 && --m->inflight == 0) {
+    pthread_cond_broadcast(&m->idle_cv);
+  }
+  pthread_mutex_unlock(&m->mu);
+  free(st);
+  return NULL;
+}
+
+void
+fc_sched_spawn_stream(fc_model* m, void (*fn)(void*), void* arg)
+{
+  stream_start* st = fc_xcalloc(1, sizeof(*st));
+  st->model = m;
+  st->fn = fn;
+  st->arg = arg;
+  st->node = fc_xcalloc(1, sizeof(fc_thread_node));
+
+  pthread_mutex_lock(&m->mu);
+  join_streams_locked(m, false); /* reap finished ones */
+  m->inflight++;
+  if (pthread_create(&st->node->tid, NULL, stream_main, st) != 0) {
+    /* Could not start a thread: run inline so the stream still ends. */
+    m->inflight--;
+    pthread_mutex_unlock(&m->mu);
+    free(st->node);
+    free(st);
+    fn(arg);
+    return;
+  }
+  st->node->next = m->streams;
+  m->streams = st->node;
+  pthread_mutex_unlock(&m->mu);
+}
+
+bool
+fc_sched_sleep(fc_model* m, fc_factory* f, uint64_t ms)
+{
+  uint64_t deadline = fc_now_ns() + ms * 1000000ull;
+  struct timespec ts;
+  timespec_from_ns(&ts, deadline);
+  bool cut = false;
+  pthread_mutex_lock(&m->mu);
+  for (;;) {
+    if ((f != NULL && atomic_load(&f->cancelled)) || m->teardown) {
+      cut = true;
+      break;
+    }
+    if (ms == 0 ||
+        pthread_cond_timedwait(&m->sleep_cv, &m->mu, &ts) == ETIMEDOUT) {
+      break;
+    }
+  }
+  pthread_mutex_unlock(&m->mu);
+  return cut;
+}
+
+bool
+fc_sched_stream_stop(fc_model* m, fc_factory* f)
+{
+  if (atomic_load(&f->cancelled)) {
+    return true;
+  }
+  pthread_mutex_lock(&m->mu);
+  bool t = m->teardown;
+  pthread_mutex_unlock(&m->mu);
+  return t;
+}
+
+void
+fc_stats_record(
+    fc_model* m, bool success, uint64_t queue_ns, uint64_t compute_ns,
+    uint64_t batch)
+{
+  pthread_mutex_lock(&m->mu);
+  fc_stats* s = &m->stats;
+  if (success) {
+    s->success.count++;
+    s->success.ns += queue_ns + compute_ns;
+    s->queue.count++;
+    s->queue.ns += queue_ns;
+    s->compute_infer.count++;
+    s->compute_infer.ns += compute_ns;
+    s->compute_input.count++;
+    s->compute_output.count++;
+    s->inference_count += batch;
+    s->execution_count++;
+    s->last_inference_ms = fc_wall_ms();
+    fc_batch_stat* b = NULL;
+    for (size_t i = 0; i < s->nbatches; ++i) {
+      if (s->batches[i].batch_size == batch) {
+        b = &s->batches[i];
+      }
+    }
+    if (b == NULL) {
+      s->batches =
+          fc_xrealloc(s->batches, (s->nbatches + 1) * sizeof(fc_batch_stat));
+      b = &s->batches[s->nbatches++];
+      memset(b, 0, sizeof(*b));
+      b->batch_size = batch;
+    }
+    b->input.count++;
+    b->infer.count++;
+    b->infer.ns += compute_ns;
+    b->output.count++;
+  } else {
+    s->fail.count++;
+    s->fail.ns += queue_ns + compute_ns;
+  }
+  pthread_mutex_unlock(&m->mu);
+}

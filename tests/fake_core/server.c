@@ -1,0 +1,629 @@
+/* server.c - server lifecycle: ServerNew / Stop / Delete, readiness, and
+ * explicit model control (load / unload / poll / repositories). */
+#include "fake_core.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SERVER_CHECK(s)                                                 \
+  do {                                                                  \
+    if ((s) == NULL) {                                                  \
+      return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "server is null");  \
+    }                                                                   \
+  } while (0)
+
+static fc_server_state
+get_state(fc_server* s)
+{
+  pthread_mutex_lock(&s->mu);
+  fc_server_state st = s->state;
+  pthread_mutex_unlock(&s->mu);
+  return st;
+}
+
+static void
+set_state(fc_server* s, fc_server_state st)
+{
+  pthread_mutex_lock(&s->mu);
+  s->state = st;
+  pthread_mutex_unlock(&s->mu);
+}
+
+static TRITONSERVER_Error*
+check_repositories(fc_server* s)
+{
+  if (s->repo_paths.n == 0) {
+    return fc_err(
+        TRITONSERVER_ERROR_INVALID_ARG, "--model-repository must be specified");
+  }
+  for (size_t i = 0; i < s->repo_paths.n; ++i) {
+    struct stat st;
+    if (stat(s->repo_paths.items[i], &st) != 0) {
+      return fc_err(
+          TRITONSERVER_ERROR_INTERNAL, "failed to stat file %s",
+          s->repo_paths.items[i]);
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      return fc_err(
+          TRITONSERVER_ERROR_INVALID_ARG,
+          "repository path is not a valid directory");
+    }
+  }
+  return NULL;
+}
+
+/* True when every loaded model name has all its versions READY. */
+static bool
+all_models_ready(fc_server* s)
+{
+  bool ok = true;
+  pthread_mutex_lock(&s->mu);
+  for (fc_model* m = s->models; m; m = m->next) {
+    if (!m->retired && m->state != FC_MS_READY) {
+      ok = false;
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  return ok;
+}
+
+/* Initial loads per control mode, as ModelRepositoryManager::Create. */
+static TRITONSERVER_Error*
+load_startup_models(fc_server* s)
+{
+  bool wildcard = fc_strset_has(&s->startup_models, "*");
+  bool explicit_mode = (s->mode == TRITONSERVER_MODEL_CONTROL_EXPLICIT);
+  if (explicit_mode && wildcard && s->startup_models.n > 1) {
+    return fc_err(
+        TRITONSERVER_ERROR_INVALID_ARG,
+        "Wildcard model name '*' must be the ONLY startup model if specified "
+        "at all.");
+  }
+  fc_repo_list repo;
+  fc_repo_scan(s, &repo);
+  bool all_polled = true;
+  TRITONSERVER_Error* result = NULL;
+
+  if (!explicit_mode || wildcard) {
+    for (size_t i = 0; i < repo.n; ++i) {
+      bool polled = true;
+      TRITONSERVER_Error* err = fc_model_load(s, &repo.items[i], NULL, &polled);
+      all_polled = all_polled && polled;
+      fc_err_free(err); /* logged; the summary below decides */
+    }
+  } else {
+    fc_sb msg;
+    fc_sb_init(&msg);
+    for (size_t i = 0; i < s->startup_models.n; ++i) {
+      const char* name = s->startup_models.items[i];
+      const fc_repo_entry* e = fc_repo_find(&repo, name);
+      if (e == NULL) {
+        FC_LOG_ERROR(
+            "failed to poll model '%s': model not found in any model "
+            "repository.",
+            name);
+        all_polled = false;
+        continue;
+      }
+      bool polled = true;
+      TRITONSERVER_Error* err = fc_model_load(s, e, NULL, &polled);
+      all_polled = all_polled && polled;
+      if (err != NULL && polled) {
+        fc_sb_printf(&msg, "load failed for model '%s': %s\n", name, err->msg);
+      }
+      fc_err_free(err);
+    }
+    if (msg.len > 0) {
+      result = fc_err(TRITONSERVER_ERROR_INVALID_ARG, "%s", msg.data);
+    }
+    fc_sb_free(&msg);
+  }
+  fc_repo_list_free(&repo);
+  if (result == NULL && (!all_polled || !all_models_ready(s))) {
+    result = fc_err(TRITONSERVER_ERROR_INTERNAL, "failed to load all models");
+  }
+  return result;
+}
+
+/* Wait for in-flight work (bounded by the exit timeout), then unload. */
+static TRITONSERVER_Error*
+server_stop(fc_server* s)
+{
+  pthread_mutex_lock(&s->load_mu);
+  pthread_mutex_lock(&s->mu);
+  if (s->state != FC_SS_READY) {
+    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&s->load_mu);
+    return NULL;
+  }
+  s->state = FC_SS_EXITING;
+  unsigned int timeout = s->exit_timeout;
+  for (fc_model* m = s->models; m; m = m->next) {
+    fc_sched_stop_accepting(m);
+  }
+  pthread_mutex_unlock(&s->mu);
+  FC_LOG_INFO("Waiting for in-flight requests to complete.");
+
+  uint64_t deadline = fc_now_ns() + (uint64_t)timeout * 1000000000ull;
+  bool idle = true;
+  for (fc_model* m = s->models; m; m = m->next) {
+    idle = fc_sched_wait_idle(m, deadline) && idle;
+  }
+  if (!idle) {
+    pthread_mutex_unlock(&s->load_mu);
+    return fc_err(
+        TRITONSERVER_ERROR_INTERNAL,
+        "Exit timeout expired. Exiting immediately.");
+  }
+  FC_LOG_INFO("All models are stopped, unloading models");
+  for (fc_model* m = s->models; m; m = m->next) {
+    fc_sched_join(m);
+    pthread_mutex_lock(&s->mu);
+    if (m->state == FC_MS_READY || m->state == FC_MS_UNLOADING ||
+        m->state == FC_MS_LOADING) {
+      m->state = FC_MS_UNAVAILABLE;
+      free(m->reason);
+      m->reason = fc_strdup("unloaded");
+    }
+    pthread_mutex_unlock(&s->mu);
+  }
+  fc_server_join_unloaders(s, true);
+  pthread_mutex_unlock(&s->load_mu);
+  return NULL;
+}
+
+/* Final teardown: cut sleeps short, drain, join every thread, free. */
+static void
+server_free(fc_server* s)
+{
+  for (fc_model* m = s->models; m; m = m->next) {
+    pthread_mutex_lock(&m->mu);
+    m->teardown = true;
+    m->accepting = false;
+    pthread_cond_broadcast(&m->sleep_cv);
+    pthread_mutex_unlock(&m->mu);
+  }
+  for (fc_model* m = s->models; m; m = m->next) {
+    fc_model_shutdown(m);
+  }
+  fc_server_join_unloaders(s, true);
+  fc_model* m = s->models;
+  while (m) {
+    fc_model* next = m->next;
+    fc_model_free(m);
+    m = next;
+  }
+  fc_strset_clear(&s->repo_paths);
+  fc_strset_clear(&s->startup_models);
+  free(s->id);
+  free(s->model_config_name);
+  pthread_mutex_destroy(&s->mu);
+  pthread_mutex_destroy(&s->load_mu);
+  free(s);
+  fc_count_dec(FC_K_SERVER);
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerNew(
+    TRITONSERVER_Server** server, TRITONSERVER_ServerOptions* o)
+{
+  if (server == NULL || o == NULL) {
+    return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "invalid argument");
+  }
+  fc_server* s = fc_xcalloc(1, sizeof(*s));
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_mutex_init(&s->load_mu, NULL);
+  s->state = FC_SS_INITIALIZING;
+  s->id = fc_strdup(o->server_id);
+  fc_strset_copy(&s->repo_paths, &o->repo_paths);
+  fc_strset_copy(&s->startup_models, &o->startup_models);
+  s->mode = o->control_mode;
+  s->strict_model_config = o->strict_model_config;
+  s->strict_readiness = o->strict_readiness;
+  s->exit_on_error = o->exit_on_error;
+  s->model_config_name = fc_strdup(o->model_config_name);
+  s->exit_timeout = o->exit_timeout;
+  fc_count_inc(FC_K_SERVER);
+
+  TRITONSERVER_Error* err = check_repositories(s);
+  if (err != NULL) {
+    set_state(s, FC_SS_FAILED_TO_INITIALIZE);
+  } else {
+    pthread_mutex_lock(&s->load_mu);
+    err = load_startup_models(s);
+    pthread_mutex_unlock(&s->load_mu);
+    set_state(s, FC_SS_READY); /* models may have failed; still serving */
+  }
+
+  if (err != NULL) {
+    if (s->exit_on_error) {
+      fc_err_free(server_stop(s));
+      server_free(s);
+      return err;
+    }
+    char* text = fc_err_as_string(err);
+    FC_LOG_ERROR("%s", text);
+    free(text);
+    fc_err_free(err);
+  }
+  *server = (TRITONSERVER_Server*)s;
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerStop(TRITONSERVER_Server* server)
+{
+  if (server == NULL) {
+    return NULL;
+  }
+  if (fc_core_thread) {
+    return fc_err(
+        TRITONSERVER_ERROR_INTERNAL,
+        "fake core: TRITONSERVER_ServerStop called from a callback on a core "
+        "thread would wait for itself");
+  }
+  return server_stop((fc_server*)server);
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerDelete(TRITONSERVER_Server* server)
+{
+  if (server == NULL) {
+    return NULL;
+  }
+  if (fc_core_thread) {
+    return fc_err(
+        TRITONSERVER_ERROR_INTERNAL,
+        "fake core: TRITONSERVER_ServerDelete called from a callback on a "
+        "core thread would join itself");
+  }
+  fc_server* s = (fc_server*)server;
+  TRITONSERVER_Error* err = server_stop(s);
+  if (err != NULL) {
+    return err; /* as the real core: the server is not deleted */
+  }
+  server_free(s);
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerSetExitTimeout(TRITONSERVER_Server* server, unsigned int timeout)
+{
+  if (server != NULL) {
+    fc_server* s = (fc_server*)server;
+    pthread_mutex_lock(&s->mu);
+    s->exit_timeout = timeout;
+    pthread_mutex_unlock(&s->mu);
+  }
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerIsLive(TRITONSERVER_Server* server, bool* live)
+{
+  SERVER_CHECK(server);
+  fc_server_state st = get_state((fc_server*)server);
+  *live = false;
+  if (st == FC_SS_EXITING) {
+    return fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "Server exiting");
+  }
+  *live = (st != FC_SS_INVALID && st != FC_SS_INITIALIZING &&
+           st != FC_SS_FAILED_TO_INITIALIZE);
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerIsReady(TRITONSERVER_Server* server, bool* ready)
+{
+  SERVER_CHECK(server);
+  fc_server* s = (fc_server*)server;
+  *ready = false;
+  pthread_mutex_lock(&s->mu);
+  fc_server_state st = s->state;
+  if (st == FC_SS_EXITING) {
+    pthread_mutex_unlock(&s->mu);
+    return fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "Server exiting");
+  }
+  bool r = (st == FC_SS_READY);
+  if (r && s->strict_readiness) {
+    for (fc_model* m = s->models; m; m = m->next) {
+      if (!m->retired && m->state != FC_MS_READY &&
+          strcmp(m->reason, "unloaded") != 0) {
+        r = false;
+      }
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  *ready = r;
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerModelIsReady(
+    TRITONSERVER_Server* server, const char* model_name,
+    const int64_t model_version, bool* ready)
+{
+  SERVER_CHECK(server);
+  fc_server* s = (fc_server*)server;
+  fc_model* m = NULL;
+  TRITONSERVER_Error* err = fc_server_get_model(s, model_name, model_version, &m);
+  if (err) {
+    return err;
+  }
+  *ready = false;
+  pthread_mutex_lock(&s->mu);
+  fc_server_state st = s->state;
+  bool r = (m->state == FC_MS_READY);
+  pthread_mutex_unlock(&s->mu);
+  if (st != FC_SS_READY) {
+    return fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "Server not ready");
+  }
+  *ready = r;
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerModelBatchProperties(
+    TRITONSERVER_Server* server, const char* model_name,
+    const int64_t model_version, uint32_t* flags, void** voidp)
+{
+  SERVER_CHECK(server);
+  if (voidp != NULL) {
+    *voidp = NULL;
+  }
+  fc_model* m = NULL;
+  TRITONSERVER_Error* err =
+      fc_server_get_model((fc_server*)server, model_name, model_version, &m);
+  if (err) {
+    return err;
+  }
+  *flags = m->cfg->max_batch_size > 0 ? TRITONSERVER_BATCH_FIRST_DIM
+                                      : TRITONSERVER_BATCH_UNKNOWN;
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerModelTransactionProperties(
+    TRITONSERVER_Server* server, const char* model_name,
+    const int64_t model_version, uint32_t* txn_flags, void** voidp)
+{
+  SERVER_CHECK(server);
+  if (voidp != NULL) {
+    *voidp = NULL;
+  }
+  *txn_flags = 0;
+  fc_model* m = NULL;
+  TRITONSERVER_Error* err =
+      fc_server_get_model((fc_server*)server, model_name, model_version, &m);
+  if (err) {
+    return err;
+  }
+  *txn_flags = m->cfg->decoupled ? TRITONSERVER_TXN_DECOUPLED
+                                 : TRITONSERVER_TXN_ONE_TO_ONE;
+  return NULL;
+}
+
+/* ---- explicit model control ---- */
+static TRITONSERVER_Error*
+control_check(fc_server* s)
+{
+  if (get_state(s) != FC_SS_READY) {
+    return fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "Server not ready");
+  }
+  if (s->mode != TRITONSERVER_MODEL_CONTROL_EXPLICIT) {
+    return fc_err(
+        TRITONSERVER_ERROR_UNAVAILABLE,
+        "explicit model load / unload is not allowed if polling is enabled");
+  }
+  return NULL;
+}
+
+static TRITONSERVER_Error*
+poll_failure(const char* name)
+{
+  return fc_err(
+      TRITONSERVER_ERROR_INTERNAL,
+      "failed to load '%s', failed to poll from model repository", name);
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerLoadModelWithParameters(
+    TRITONSERVER_Server* server, const char* model_name,
+    const TRITONSERVER_Parameter** parameters, const uint64_t parameter_count)
+{
+  if (parameters == NULL && parameter_count != 0) {
+    return fc_err(
+        TRITONSERVER_ERROR_INVALID_ARG,
+        "load parameters are not provided while parameter count is non-zero");
+  }
+  SERVER_CHECK(server);
+  fc_server* s = (fc_server*)server;
+  TRITONSERVER_Error* err = control_check(s);
+  if (err) {
+    return err;
+  }
+  const char* override_json = NULL;
+  for (uint64_t i = 0; i < parameter_count; ++i) {
+    const TRITONSERVER_Parameter* p = parameters[i];
+    if (strcmp(p->name, "config") == 0 && p->type == TRITONSERVER_PARAMETER_STRING) {
+      override_json = p->str;
+      break;
+    }
+    if (strncmp(p->name, "file:", 5) == 0) {
+      return fc_err(
+          TRITONSERVER_ERROR_UNSUPPORTED,
+          "fake core: 'file:' load parameters are not implemented");
+    }
+    /* The core rejects this while polling the model. */
+    FC_LOG_ERROR(
+        "Poll failed for model directory '%s': Unrecognized load parameter "
+        "'%s' with type '%s'",
+        model_name, p->name, TRITONSERVER_ParameterTypeString(p->type));
+    return poll_failure(model_name);
+  }
+
+  pthread_mutex_lock(&s->load_mu);
+  fc_server_join_unloaders(s, false);
+  fc_repo_list repo;
+  fc_repo_scan(s, &repo);
+  const fc_repo_entry* e = fc_repo_find(&repo, model_name);
+  if (e == NULL) {
+    FC_LOG_ERROR(
+        "failed to poll model '%s': model not found in any model repository.",
+        model_name);
+    err = poll_failure(model_name);
+  } else {
+    bool polled = true;
+    TRITONSERVER_Error* lerr = fc_model_load(s, e, override_json, &polled);
+    if (!polled) {
+      err = poll_failure(model_name);
+    } else if (lerr != NULL) {
+      err = fc_err(
+          TRITONSERVER_ERROR_INVALID_ARG, "load failed for model '%s': %s\n",
+          model_name, lerr->msg);
+    }
+    fc_err_free(lerr);
+  }
+  fc_repo_list_free(&repo);
+  pthread_mutex_unlock(&s->load_mu);
+  return err;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerLoadModel(TRITONSERVER_Server* server, const char* model_name)
+{
+  return TRITONSERVER_ServerLoadModelWithParameters(server, model_name, NULL, 0);
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerUnloadModel(TRITONSERVER_Server* server, const char* model_name)
+{
+  SERVER_CHECK(server);
+  fc_server* s = (fc_server*)server;
+  TRITONSERVER_Error* err = control_check(s);
+  if (err) {
+    return err;
+  }
+  pthread_mutex_lock(&s->load_mu);
+  fc_server_join_unloaders(s, false);
+  fc_model_unload_async(s, model_name); /* unknown names are a no-op */
+  pthread_mutex_unlock(&s->load_mu);
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerUnloadModelAndDependents(
+    TRITONSERVER_Server* server, const char* model_name)
+{
+  /* No ensembles here, so there are no dependents. */
+  return TRITONSERVER_ServerUnloadModel(server, model_name);
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerPollModelRepository(TRITONSERVER_Server* server)
+{
+  SERVER_CHECK(server);
+  fc_server* s = (fc_server*)server;
+  if (s->mode != TRITONSERVER_MODEL_CONTROL_POLL) {
+    return fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "polling is disabled");
+  }
+  if (get_state(s) != FC_SS_READY) {
+    return NULL;
+  }
+  pthread_mutex_lock(&s->load_mu);
+  fc_server_join_unloaders(s, false);
+  fc_repo_list repo;
+  fc_repo_scan(s, &repo);
+  for (size_t i = 0; i < repo.n; ++i) {
+    bool polled = true;
+    fc_err_free(fc_model_load(s, &repo.items[i], NULL, &polled));
+  }
+  /* models whose directory went away are unloaded */
+  fc_strset gone = {0};
+  pthread_mutex_lock(&s->mu);
+  for (fc_model* m = s->models; m; m = m->next) {
+    if (!m->retired && m->state == FC_MS_READY && !fc_repo_find(&repo, m->name)) {
+      fc_strset_add(&gone, m->name);
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  for (size_t i = 0; i < gone.n; ++i) {
+    fc_model_unload_async(s, gone.items[i]);
+  }
+  fc_strset_clear(&gone);
+  fc_repo_list_free(&repo);
+  pthread_mutex_unlock(&s->load_mu);
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerRegisterModelRepository(
+    TRITONSERVER_Server* server, const char* repository_path,
+    const TRITONSERVER_Parameter** name_mapping, const uint32_t mapping_count)
+{
+  SERVER_CHECK(server);
+  fc_server* s = (fc_server*)server;
+  if (name_mapping == NULL && mapping_count != 0) {
+    return fc_err(
+        TRITONSERVER_ERROR_INVALID_ARG,
+        "model mappings are not provided while mapping count is non-zero");
+  }
+  if (mapping_count != 0) {
+    return fc_err(
+        TRITONSERVER_ERROR_UNSUPPORTED,
+        "fake core: model name mappings of "
+        "TRITONSERVER_ServerRegisterModelRepository are not implemented");
+  }
+  if (s->mode != TRITONSERVER_MODEL_CONTROL_EXPLICIT) {
+    return fc_err(
+        TRITONSERVER_ERROR_UNSUPPORTED,
+        "repository registration is not allowed if model control mode is not "
+        "EXPLICIT");
+  }
+  struct stat st;
+  if (repository_path == NULL || stat(repository_path, &st) != 0 ||
+      !S_ISDIR(st.st_mode)) {
+    return fc_err(
+        TRITONSERVER_ERROR_INVALID_ARG,
+        "failed to register '%s', repository not found",
+        repository_path ? repository_path : "");
+  }
+  pthread_mutex_lock(&s->mu);
+  bool added = fc_strset_add(&s->repo_paths, repository_path);
+  pthread_mutex_unlock(&s->mu);
+  if (!added) {
+    return fc_err(
+        TRITONSERVER_ERROR_ALREADY_EXISTS,
+        "model repository '%s' has already been registered", repository_path);
+  }
+  FC_LOG_INFO("Model repository registered: %s", repository_path);
+  return NULL;
+}
+
+TRITONSERVER_Error*
+TRITONSERVER_ServerUnregisterModelRepository(
+    TRITONSERVER_Server* server, const char* repository_path)
+{
+  SERVER_CHECK(server);
+  fc_server* s = (fc_server*)server;
+  if (s->mode != TRITONSERVER_MODEL_CONTROL_EXPLICIT) {
+    return fc_err(
+        TRITONSERVER_ERROR_UNSUPPORTED,
+        "repository unregistration is not allowed if model control mode is "
+        "not EXPLICIT");
+  }
+  pthread_mutex_lock(&s->mu);
+  bool removed =
+      fc_strset_remove(&s->repo_paths, repository_path ? repository_path : "");
+  pthread_mutex_unlock(&s->mu);
+  if (!removed) {
+    return fc_err(
+        TRITONSERVER_ERROR_INVALID_ARG,
+        "failed to unregister '%s', repository not found",
+        repository_path ? repository_path : "");
+  }
+  FC_LOG_INFO("Model repository unregistered: %s", repository_path);
+  return NULL;
+}

@@ -170,14 +170,19 @@ test("a ResponseQueue receives the responses too, while the generator is not ite
     responseQueue: queue,
   });
   const fromQueue: number[] = [];
+  const taken: InferResponse[] = [];
   for (let i = 0; i < 3; i++) {
     const r = (await queue.get())!;
+    taken.push(r);
     fromQueue.push((r.outputs.OUT.data as Int32Array)[0]);
   }
   const fromStream: number[] = [];
   for await (const r of stream) fromStream.push((r.outputs.OUT.data as Int32Array)[0]);
   assert.deepEqual(fromQueue, [4, 5, 6]);
   assert.deepEqual(fromStream, [4, 5, 6]);
+  assert.equal(queue.size, 0);
+  for (const r of taken) r.dispose(); // with a queue, its consumer owns the responses
+  await settled(server);
 });
 
 test("request options are accepted; bad values are rejected before any C call", async () => {

@@ -24,7 +24,10 @@ if (env.TRITONSERVER_LIB) {
 if (!env.TRITONFFI_CUDART) {
   // The pinned and GPU allocator paths run against the fake CUDA runtime unless told otherwise
   // (TRITONFFI_CUDART=/path/to/libcudart.so for a real one).
-  const build = spawnSync(process.execPath, [join(root, "tests/fake_cuda/build.mjs")], { stdio: "inherit", cwd: root });
+  const build = spawnSync(process.execPath, [join(root, "tests/fake_cuda/build.mjs")], {
+    stdio: "inherit",
+    cwd: root,
+  });
   if (build.status !== 0) process.exit(build.status ?? 1);
   env.TRITONFFI_CUDART = join(root, ".build/fake_cuda/libcudart.so");
 }

@@ -11,7 +11,19 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
 const outDir = join(root, ".build", "fake_cuda");
 mkdirSync(outDir, { recursive: true });
-const args = ["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared", "-pthread", "-o", join(outDir, "libcudart.so"), join(here, "fake_cuda.c")];
+const args = [
+  "-std=c11",
+  "-O2",
+  "-g",
+  "-Wall",
+  "-Wextra",
+  "-fPIC",
+  "-shared",
+  "-pthread",
+  "-o",
+  join(outDir, "libcudart.so"),
+  join(here, "fake_cuda.c"),
+];
 const r = spawnSync(process.env.CC ?? "cc", args, { stdio: "inherit" });
 if (r.status !== 0) {
   console.error("fake cuda: compile failed");

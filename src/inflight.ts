@@ -155,7 +155,7 @@ export class InflightTable {
     keepalive.hold();
   }
 
-  /** Stops tracking a request Triton did not accept (the caller deletes it). */
+  /** Stops tracking a request: Triton did not accept it (the caller deletes it), or it is done. */
   untrack(state: InflightRequest): void {
     this.#byId.delete(state.id);
     state.owner.delete(state);
@@ -214,12 +214,7 @@ export class InflightTable {
         state.deliver({ end: true });
       }
     }
-    if (state.final && state.released) {
-      this.#byId.delete(state.id);
-      state.owner.delete(state);
-      state.finish();
-      keepalive.release();
-    }
+    if (state.final && state.released) this.untrack(state);
   }
 }
 

@@ -13,9 +13,72 @@
  * @module
  */
 export { Server, type StartOptions } from "./src/server.ts";
-export type { ServerOptions } from "./src/options.ts";
+export type {
+  ByteSize,
+  CacheOptions,
+  HostPolicy,
+  LogOptions,
+  MemoryOptions,
+  MetricsOptions,
+  ModelLoadDeviceLimit,
+  RateLimiterOptions,
+  RateLimiterResource,
+  ServerOptions,
+  SettingValue,
+} from "./src/options.ts";
 export { Model } from "./src/model.ts";
-export type { InferRequest } from "./src/request.ts";
+export type { InferRequest, OutputMemory } from "./src/request.ts";
+export type {
+  LoadModelOptions,
+  ModelIndexEntry,
+  ModelState,
+  UnloadModelOptions,
+} from "./src/repository.ts";
+export type {
+  ModelBatchProperties,
+  ModelMetadata,
+  ModelTransactionProperties,
+  ServerMetadata,
+  TensorMetadata,
+} from "./src/metadata.ts";
+export type {
+  ConfigDataType,
+  DeepPartial,
+  JsonObject,
+  JsonValue,
+  ModelConfig,
+  ModelConfigOverride,
+  ModelDynamicBatchingConfig,
+  ModelEnsemblingConfig,
+  ModelInputConfig,
+  ModelInstanceGroupConfig,
+  ModelOutputConfig,
+  ModelVersionPolicyConfig,
+} from "./src/model_config.ts";
+export type {
+  InferBatchStatistics,
+  InferResponseStatistics,
+  InferStatistics,
+  MemoryUsage,
+  ModelStatistics,
+  StatisticDuration,
+} from "./src/statistics.ts";
+export {
+  Metric,
+  MetricFamily,
+  type MetricFamilyOptions,
+  type MetricKind,
+} from "./src/metric_family.ts";
+export type { LogLevelName } from "./src/log.ts";
+export type {
+  TraceActivity,
+  TraceActivityBase,
+  TraceActivityName,
+  TraceLevelName,
+  TraceOptions,
+  TraceTensorActivity,
+  TraceTimestampActivity,
+} from "./src/trace.ts";
 export { InferResponse, type ParameterValue } from "./src/response.ts";
 export { ResponseQueue } from "./src/response_queue.ts";
 export { Tensor, type TensorData, type TensorLike } from "./src/tensor.ts";

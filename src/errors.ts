@@ -63,3 +63,11 @@ export function errorFromPtr(lib: TritonLibrary, err: Ptr, owned: boolean): Trit
 export function check(lib: TritonLibrary, err: Ptr): void {
   if (!lib.ffi.isNull(err)) throw errorFromPtr(lib, err, true);
 }
+
+/**
+ * Deletes the `TRITONSERVER_Error*` returned by a C call whose failure cannot be acted on (a
+ * delete on a cleanup path); does nothing for NULL. Never throws.
+ */
+export function discard(lib: TritonLibrary, err: Ptr): void {
+  if (!lib.ffi.isNull(err)) lib.api.TRITONSERVER_ErrorDelete(err);
+}

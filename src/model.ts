@@ -3,9 +3,21 @@
  *
  * @module
  */
+import {
+  batchProperties,
+  type ModelBatchProperties,
+  modelConfig,
+  type ModelMetadata,
+  modelMetadata,
+  type ModelTransactionProperties,
+  transactionProperties,
+} from "./metadata.ts";
+import type { ModelConfig } from "./model_config.ts";
 import type { InferResponse } from "./response.ts";
 import { type InferRequest, submit } from "./request.ts";
 import type { Server } from "./server.ts";
+import { type ModelStatistics, modelStatistics } from "./statistics.ts";
+import { TritonError } from "./errors.ts";
 
 /** A model served by a {@link Server}. Cheap to create; holds no native object. */
 export class Model {
@@ -49,5 +61,65 @@ export class Model {
    */
   ready(): boolean {
     return this.server.modelReady(this.name, this.version);
+  }
+
+  /**
+   * Model metadata (`TRITONSERVER_ServerModelMetadata`): `{ name, versions, platform, inputs,
+   * outputs }`, inputs/outputs as `{ name, datatype, shape }` (shape with -1 for the batch).
+   * @throws {TritonError} Triton's error when the model is not ready (NOT_FOUND / UNAVAILABLE);
+   *   UNAVAILABLE when the server is not running.
+   */
+  metadata(): ModelMetadata {
+    const { lib, server } = this.server.native();
+    return modelMetadata(lib, server, this.name, this.version);
+  }
+
+  /**
+   * The configuration the model runs with, in Triton's JSON form (`TRITONSERVER_ServerModelConfig`):
+   * config.pbtxt as completed by Triton, or the override it was loaded with.
+   * @param configVersion JSON format version; Triton supports 1 only.
+   * @throws {TritonError} Triton's error when the model is not ready.
+   */
+  config(configVersion = 1): ModelConfig {
+    const { lib, server } = this.server.native();
+    return modelConfig(lib, server, this.name, this.version, configVersion);
+  }
+
+  /**
+   * Statistics of this model (`TRITONSERVER_ServerModelStatistics`): of its version, or with
+   * version -1 of its highest ready version. `inference_stats.success.count` counts successful
+   * requests; durations are in nanoseconds.
+   * @throws {TritonError} INVALID_ARG when the model or version is not ready; UNSUPPORTED on a
+   *   core built without statistics.
+   */
+  statistics(): ModelStatistics {
+    const { lib, server } = this.server.native();
+    const all = modelStatistics(lib, server, this.name, this.version);
+    const pick = all.reduce<ModelStatistics | undefined>(
+      (best, s) => (best === undefined || Number(s.version) > Number(best.version) ? s : best),
+      undefined,
+    );
+    if (!pick) throw new TritonError("NOT_FOUND", `no statistics for model '${this.name}'`);
+    return pick;
+  }
+
+  /**
+   * How the model batches (`TRITONSERVER_ServerModelBatchProperties`): `{ firstDim }`, true when
+   * every input's first dimension is the batch (max_batch_size > 0).
+   * @throws {TritonError} Triton's error when the model is not ready.
+   */
+  batchProperties(): ModelBatchProperties {
+    const { lib, server } = this.server.native();
+    return batchProperties(lib, server, this.name, this.version);
+  }
+
+  /**
+   * How the model answers (`TRITONSERVER_ServerModelTransactionProperties`): `{ decoupled,
+   * oneToOne }`.
+   * @throws {TritonError} Triton's error when the model is not ready.
+   */
+  transactionProperties(): ModelTransactionProperties {
+    const { lib, server } = this.server.native();
+    return transactionProperties(lib, server, this.name, this.version);
   }
 }

@@ -1,22 +1,126 @@
 /**
  * `ServerOptions`: the typed record a `Server` is started with, and its translation into a
- * `TRITONSERVER_ServerOptions` object.
+ * `TRITONSERVER_ServerOptions` object. Validation lives in `options_plan.ts`: every value is
+ * checked before the first C call.
  *
  * @module
  */
-import { LogFormat, ModelControlMode } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
-import { env } from "../ffi/runtime.ts";
 import type { Ptr } from "../ffi/types.ts";
-import { check, TritonError } from "./errors.ts";
+import { check, discard } from "./errors.ts";
+import { planServerOptions } from "./options_plan.ts";
 
-/** Options of an in-process Triton server. Every field but `modelRepository` is optional. */
+/** A setting value handed to Triton as text (`String(value)`). */
+export type SettingValue = string | number | boolean;
+
+/** A byte count: a non-negative integer (number or bigint) that fits in 64 bits. */
+export type ByteSize = number | bigint;
+
+/** Logging (process-wide in Triton: the last server started sets it for every server). */
+export interface LogOptions {
+  /** Log file path (`TRITONSERVER_ServerOptionsSetLogFile`); `""` logs to stderr again. */
+  readonly file?: string;
+  /** Log info messages (`TRITONSERVER_ServerOptionsSetLogInfo`). */
+  readonly info?: boolean;
+  /** Log warnings (`TRITONSERVER_ServerOptionsSetLogWarn`). */
+  readonly warn?: boolean;
+  /** Log errors (`TRITONSERVER_ServerOptionsSetLogError`). */
+  readonly error?: boolean;
+  /** Verbose log level, an integer >= 0; 0 = off (`TRITONSERVER_ServerOptionsSetLogVerbose`). */
+  readonly verbose?: number;
+  /** Log line format (`TRITONSERVER_ServerOptionsSetLogFormat`). */
+  readonly format?: "default" | "iso8601";
+}
+
+/** Metrics. On a core built without metrics any of these makes `start()` fail UNSUPPORTED. */
+export interface MetricsOptions {
+  /** Collect metrics at all (`TRITONSERVER_ServerOptionsSetMetrics`). Triton's default: true. */
+  readonly enabled?: boolean;
+  /** GPU metrics (`TRITONSERVER_ServerOptionsSetGpuMetrics`). */
+  readonly gpu?: boolean;
+  /** CPU metrics (`TRITONSERVER_ServerOptionsSetCpuMetrics`). */
+  readonly cpu?: boolean;
+  /** GPU/CPU metrics polling interval in milliseconds, an integer >= 1
+   * (`TRITONSERVER_ServerOptionsSetMetricsInterval`). Triton's default: 2000. */
+  readonly intervalMs?: number;
+  /** Global metrics settings (`TRITONSERVER_ServerOptionsSetMetricsConfig` with group `""`), e.g.
+   * `{ counter_latencies: false, summary_latencies: true, summary_quantiles: "0.5:0.05 0.9:0.01" }`. */
+  readonly config?: Readonly<Record<string, SettingValue>>;
+}
+
+/** Pinned and CUDA memory pools. */
+export interface MemoryOptions {
+  /** Pinned host memory pool size in bytes
+   * (`TRITONSERVER_ServerOptionsSetPinnedMemoryPoolByteSize`). Triton's default: 256 MiB. */
+  readonly pinnedPoolByteSize?: ByteSize;
+  /** CUDA memory pool size in bytes per GPU id, e.g. `{ 0: 64 << 20 }`
+   * (`TRITONSERVER_ServerOptionsSetCudaMemoryPoolByteSize`). */
+  readonly cudaPoolByteSize?: Readonly<Record<number, ByteSize>>;
+  /** CUDA virtual address space size in bytes per GPU id
+   * (`TRITONSERVER_ServerOptionsSetCudaVirtualAddressSize`). */
+  readonly cudaVirtualAddressSize?: Readonly<Record<number, ByteSize>>;
+}
+
+/** One rate limiter resource (`TRITONSERVER_ServerOptionsAddRateLimiterResource`). */
+export interface RateLimiterResource {
+  /** Resource name. */
+  readonly name: string;
+  /** Number of units available, an integer >= 0. */
+  readonly count: number;
+  /** Device id the resource belongs to; -1 (default) = a global resource. */
+  readonly device?: number;
+}
+
+/** The rate limiter. */
+export interface RateLimiterOptions {
+  /** `"off"` or `"execution_count"` (`TRITONSERVER_ServerOptionsSetRateLimiterMode`). */
+  readonly mode?: "off" | "execution_count";
+  /** Resources the rate limiter hands out. */
+  readonly resources?: readonly RateLimiterResource[];
+}
+
+/** The response cache. */
+export interface CacheOptions {
+  /** Directory of cache implementations (`TRITONSERVER_ServerOptionsSetCacheDirectory`). */
+  readonly directory?: string;
+  /** Cache configurations by cache name, as objects (serialized to JSON) or JSON text
+   * (`TRITONSERVER_ServerOptionsSetCacheConfig`), e.g. `{ local: { size: 1048576 } }`. */
+  readonly config?: Readonly<Record<string, Readonly<Record<string, unknown>> | string>>;
+}
+
+/** A model load limit on one device (`TRITONSERVER_ServerOptionsSetModelLoadDeviceLimit`). */
+export interface ModelLoadDeviceLimit {
+  /** Device kind; Triton supports `"gpu"` only. */
+  readonly kind: "gpu";
+  /** Device id, an integer >= 0. */
+  readonly device: number;
+  /** Fraction of the device's memory model loading may use, in [0, 1]. */
+  readonly fraction: number;
+}
+
+/** A host policy's settings (`TRITONSERVER_ServerOptionsSetHostPolicy`). */
+export interface HostPolicy {
+  /** NUMA node to bind to. */
+  readonly "numa-node"?: number | string;
+  /** CPU cores to bind to, e.g. `"0-3"`. */
+  readonly "cpu-cores"?: string;
+}
+
+/** Options of an in-process Triton server. Every field but `modelRepository` is optional; an
+ * unknown field or a bad value makes `start()` throw `TritonError` INVALID_ARG before any C call. */
 export interface ServerOptions {
   /** Model repository path(s) (`TRITONSERVER_ServerOptionsSetModelRepositoryPath`). */
   readonly modelRepository: string | readonly string[];
+  /** Server id reported by `server.metadata().name` (`TRITONSERVER_ServerOptionsSetServerId`).
+   * Triton's default: `"triton"`. */
+  readonly serverId?: string;
   /** Backend directory (`TRITONSERVER_ServerOptionsSetBackendDirectory`). Default:
    * `$TRITONSERVER_BACKEND_DIR`, else Triton's own default (`/opt/tritonserver/backends`). */
   readonly backendDirectory?: string;
+  /** Backend settings by backend name (`TRITONSERVER_ServerOptionsSetBackendConfig`); the
+   * backend name `""` holds global settings, e.g. `{ "": { "default-max-batch-size": 8 },
+   * python: { "shm-default-byte-size": 1048576 } }`. */
+  readonly backendConfig?: Readonly<Record<string, Readonly<Record<string, SettingValue>>>>;
   /** Repository agent directory (`TRITONSERVER_ServerOptionsSetRepoAgentDirectory`). */
   readonly repoAgentDirectory?: string;
   /** Model control mode (`TRITONSERVER_ServerOptionsSetModelControlMode`). Default `"none"`. */
@@ -24,133 +128,82 @@ export interface ServerOptions {
   /** Models to load at start in `"explicit"` mode; `"*"` loads all
    * (`TRITONSERVER_ServerOptionsSetStartupModel`). */
   readonly startupModels?: readonly string[];
-  /** Require a complete config.pbtxt (`TRITONSERVER_ServerOptionsSetStrictModelConfig`). */
+  /** Require a complete config.pbtxt (`TRITONSERVER_ServerOptionsSetStrictModelConfig`). With
+   * false, Triton fills in what it can and accepts models without inputs/outputs listed. */
   readonly strictModelConfig?: boolean;
+  /** Name of the config file to read from each model's `configs/` directory instead of
+   * `config.pbtxt` (`TRITONSERVER_ServerOptionsSetModelConfigName`, API 1.31+). */
+  readonly modelConfigName?: string;
+  /** Model namespacing (`TRITONSERVER_ServerOptionsSetModelNamespacing`, API 1.18+). */
+  readonly modelNamespacing?: boolean;
+  /** Threads that load models, an integer >= 1
+   * (`TRITONSERVER_ServerOptionsSetModelLoadThreadCount`). */
+  readonly modelLoadThreadCount?: number;
+  /** Times a failed model load is retried, an integer >= 0
+   * (`TRITONSERVER_ServerOptionsSetModelLoadRetryCount`, API 1.28+). */
+  readonly modelLoadRetryCount?: number;
+  /** Memory limits for model loading per device. */
+  readonly modelLoadDeviceLimit?: readonly ModelLoadDeviceLimit[];
   /** Fail start when a model fails to load (`TRITONSERVER_ServerOptionsSetExitOnError`). */
   readonly exitOnError?: boolean;
   /** Ready only when every model is ready (`TRITONSERVER_ServerOptionsSetStrictReadiness`). */
   readonly strictReadiness?: boolean;
-  /** Seconds `stop()` waits for in-flight work (`TRITONSERVER_ServerOptionsSetExitTimeout`). */
+  /** Seconds `stop()` waits for in-flight work, an integer >= 0
+   * (`TRITONSERVER_ServerOptionsSetExitTimeout`). Default 30. */
   readonly exitTimeout?: number;
-  /** Log file path (`TRITONSERVER_ServerOptionsSetLogFile`); stderr when omitted. */
+  /** The rate limiter. */
+  readonly rateLimiter?: RateLimiterOptions;
+  /** Pinned and CUDA memory pools. */
+  readonly memory?: MemoryOptions;
+  /** The response cache. */
+  readonly cache?: CacheOptions;
+  /** Threads of the buffer manager, an integer >= 0
+   * (`TRITONSERVER_ServerOptionsSetBufferManagerThreadCount`). */
+  readonly bufferManagerThreadCount?: number;
+  /** Lowest CUDA compute capability a GPU may have to be used
+   * (`TRITONSERVER_ServerOptionsSetMinSupportedComputeCapability`). */
+  readonly minSupportedComputeCapability?: number;
+  /** Enable peer access between GPUs (`TRITONSERVER_ServerOptionsSetEnablePeerAccess`,
+   * API 1.32+). */
+  readonly enablePeerAccess?: boolean;
+  /** Host policies by name. */
+  readonly hostPolicy?: Readonly<Record<string, HostPolicy>>;
+  /** Metrics switches, interval and settings. */
+  readonly metrics?: MetricsOptions;
+  /** Logging, grouped. The flat `logFile`… fields below are the same settings; giving both
+   * with different values is INVALID_ARG. */
+  readonly log?: LogOptions;
+  /** Same as `log.file`. */
   readonly logFile?: string;
-  /** Log info messages (`TRITONSERVER_ServerOptionsSetLogInfo`). */
+  /** Same as `log.info`. */
   readonly logInfo?: boolean;
-  /** Log warnings (`TRITONSERVER_ServerOptionsSetLogWarn`). */
+  /** Same as `log.warn`. */
   readonly logWarn?: boolean;
-  /** Log errors (`TRITONSERVER_ServerOptionsSetLogError`). */
+  /** Same as `log.error`. */
   readonly logError?: boolean;
-  /** Verbose log level, 0 = off (`TRITONSERVER_ServerOptionsSetLogVerbose`). */
+  /** Same as `log.verbose`. */
   readonly logVerbose?: number;
-  /** Log line format (`TRITONSERVER_ServerOptionsSetLogFormat`). */
+  /** Same as `log.format`. */
   readonly logFormat?: "default" | "iso8601";
-}
-
-const controlModes = {
-  none: ModelControlMode.NONE,
-  poll: ModelControlMode.POLL,
-  explicit: ModelControlMode.EXPLICIT,
-} as const;
-
-function fail(message: string): never {
-  throw new TritonError("INVALID_ARG", `ServerOptions: ${message}`);
-}
-
-function validate(o: ServerOptions): string[] {
-  if (o === null || typeof o !== "object") fail("options must be an object");
-  const repos = typeof o.modelRepository === "string" ? [o.modelRepository] : o.modelRepository;
-  if (
-    !Array.isArray(repos) || repos.length === 0 || repos.some((r) => typeof r !== "string" || !r)
-  ) {
-    fail("modelRepository must be a non-empty path or list of paths");
-  }
-  if (o.modelControlMode !== undefined && !(o.modelControlMode in controlModes)) {
-    fail(`modelControlMode must be "none", "poll" or "explicit", not ${o.modelControlMode}`);
-  }
-  if (o.startupModels && o.modelControlMode !== "explicit") {
-    fail('startupModels needs modelControlMode: "explicit"');
-  }
-  if (
-    o.exitTimeout !== undefined && (!Number.isInteger(o.exitTimeout) || o.exitTimeout < 0)
-  ) fail(`exitTimeout must be a whole number of seconds >= 0, not ${o.exitTimeout}`);
-  if (o.logVerbose !== undefined && (!Number.isInteger(o.logVerbose) || o.logVerbose < 0)) {
-    fail(`logVerbose must be an integer >= 0, not ${o.logVerbose}`);
-  }
-  if (o.logFormat !== undefined && o.logFormat !== "default" && o.logFormat !== "iso8601") {
-    fail(`logFormat must be "default" or "iso8601", not ${o.logFormat}`);
-  }
-  return repos as string[];
 }
 
 /**
  * Creates a `TRITONSERVER_ServerOptions` for `o`. The caller deletes it
  * (`TRITONSERVER_ServerOptionsDelete`); on error it is deleted here.
- * @throws {TritonError} INVALID_ARG for a bad option, before any C call.
+ * @throws {TritonError} INVALID_ARG for a bad option, before any C call; Triton's error when a
+ *   setter fails (e.g. UNSUPPORTED for metrics options on a core built without metrics).
  */
 export function createServerOptions(lib: TritonLibrary, o: ServerOptions): Ptr {
-  const repos = validate(o);
+  const plan = planServerOptions(o);
   const { api, ffi } = lib;
   const out = new BigUint64Array(1);
   check(lib, api.TRITONSERVER_ServerOptionsNew(out));
   const opts = ffi.fromAddress(out[0]);
   try {
-    for (const repo of repos) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetModelRepositoryPath(opts, repo));
-    }
-    const backendDir = o.backendDirectory ?? env("TRITONSERVER_BACKEND_DIR");
-    if (backendDir) check(lib, api.TRITONSERVER_ServerOptionsSetBackendDirectory(opts, backendDir));
-    if (o.repoAgentDirectory) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetRepoAgentDirectory(opts, o.repoAgentDirectory));
-    }
-    check(
-      lib,
-      api.TRITONSERVER_ServerOptionsSetModelControlMode(
-        opts,
-        controlModes[o.modelControlMode ?? "none"],
-      ),
-    );
-    for (const m of o.startupModels ?? []) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetStartupModel(opts, m));
-    }
-    if (o.strictModelConfig !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetStrictModelConfig(opts, o.strictModelConfig));
-    }
-    if (o.exitOnError !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetExitOnError(opts, o.exitOnError));
-    }
-    if (o.strictReadiness !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetStrictReadiness(opts, o.strictReadiness));
-    }
-    if (o.exitTimeout !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetExitTimeout(opts, o.exitTimeout));
-    }
-    if (o.logFile !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogFile(opts, o.logFile));
-    }
-    if (o.logInfo !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogInfo(opts, o.logInfo));
-    }
-    if (o.logWarn !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogWarn(opts, o.logWarn));
-    }
-    if (o.logError !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogError(opts, o.logError));
-    }
-    if (o.logVerbose !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogVerbose(opts, o.logVerbose));
-    }
-    if (o.logFormat !== undefined) {
-      check(
-        lib,
-        api.TRITONSERVER_ServerOptionsSetLogFormat(
-          opts,
-          o.logFormat === "iso8601" ? LogFormat.ISO8601 : LogFormat.DEFAULT,
-        ),
-      );
-    }
+    for (const set of plan) check(lib, set(api, opts));
     return opts;
   } catch (e) {
-    api.TRITONSERVER_ServerOptionsDelete(opts);
+    discard(lib, api.TRITONSERVER_ServerOptionsDelete(opts));
     throw e;
   }
 }

@@ -14,6 +14,7 @@ import { check, TritonError } from "./errors.ts";
 import { InflightRequest, type InflightTable } from "./inflight.ts";
 import type { InferResponse } from "./response.ts";
 import { Tensor, type TensorLike } from "./tensor.ts";
+import { createTrace, type PendingTrace, type TraceOptions, traceSettings } from "./trace.ts";
 
 /** What to infer. */
 export interface InferRequest {
@@ -56,6 +57,9 @@ export interface InferRequest {
   /** Fall back to pageable host memory when pinned/GPU memory cannot be had (no libcudart, or
    * allocation failure) instead of failing. Default false. */
   readonly allowMemoryFallback?: boolean;
+  /** Trace the request (`TRITONSERVER_InferenceTraceNew`): its activities go to
+   * `trace.onActivity` on a later macrotask. Throws UNSUPPORTED where the core has no tracing. */
+  readonly trace?: TraceOptions;
 }
 
 /** Output memory choices; see {@link InferRequest.outputMemory}. */
@@ -126,6 +130,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
     throw new TritonError("INVALID_ARG", "infer() needs { inputs: { name: tensor, ... } }");
   }
   const policy = memoryPolicy(table, req);
+  const tracing = req.trace === undefined ? undefined : traceSettings(req.trace);
   const tensors: [string, Tensor][] = Object.entries(req.inputs).map(([name, value]) => {
     try {
       return [name, Tensor.from(value)];
@@ -210,9 +215,11 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
     // Track before submitting: a completion can be drained only on a later macrotask, but the
     // state must exist by then.
     const state = new InflightRequest(id, request, keep, target.requests, req.responseQueue);
+    const trace: PendingTrace | undefined = tracing && createTrace(lib, tracing);
     table.add(state);
-    const err = api.TRITONSERVER_ServerInferAsync(server, request, ffi.NULL);
+    const err = api.TRITONSERVER_ServerInferAsync(server, request, trace?.pointer ?? ffi.NULL);
     if (!ffi.isNull(err)) {
+      trace?.notSubmitted();
       table.untrack(state);
       check(lib, err);
     }

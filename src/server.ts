@@ -6,11 +6,27 @@
 import type { AllocatorFunctions } from "../ffi/allocator.ts";
 import { loadTriton, type TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
-import { check, TritonError } from "./errors.ts";
+import { check, discard, TritonError } from "./errors.ts";
 import { type InflightRequest, inflightTable } from "./inflight.ts";
+import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
+import { type ServerMetadata, serverMetadata } from "./metadata.ts";
+import { MetricFamily, type MetricFamilyOptions } from "./metric_family.ts";
+import { prometheusText } from "./metrics.ts";
 import { Model } from "./model.ts";
 import { createServerOptions, type ServerOptions } from "./options.ts";
+import {
+  loadModel,
+  type LoadModelOptions,
+  modelIndex,
+  type ModelIndexEntry,
+  pollModelRepository,
+  registerModelRepository,
+  unloadModel,
+  type UnloadModelOptions,
+  unregisterModelRepository,
+} from "./repository.ts";
 import type { InferTarget } from "./request.ts";
+import { type ModelStatistics, modelStatistics } from "./statistics.ts";
 
 /**
  * Creates the server's `TRITONSERVER_ResponseAllocator` with the process-wide allocator functions
@@ -67,6 +83,8 @@ export class Server {
   #allocator: Ptr | undefined;
   #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
   readonly #requests = new Set<InflightRequest>();
+  /** Repository operations running off the JS thread; `stop()` waits for them. */
+  readonly #operations = new Set<Promise<unknown>>();
 
   /** @param options see {@link ServerOptions}; validated by `start()`. */
   constructor(options: ServerOptions) {
@@ -95,7 +113,7 @@ export class Server {
       try {
         check(lib, await apiAsync.TRITONSERVER_ServerNew(out, opts));
       } finally {
-        api.TRITONSERVER_ServerOptionsDelete(opts);
+        discard(lib, api.TRITONSERVER_ServerOptionsDelete(opts));
       }
       this.#server = ffi.fromAddress(out[0]);
       try {
@@ -175,6 +193,147 @@ export class Server {
     };
   }
 
+  /**
+   * The repository index (`TRITONSERVER_ServerModelIndex`): every model of the server's
+   * repositories, `{ name, version?, state?, reason? }`; `version`/`state` are absent for a model
+   * Triton never tried to load. After an unload the state is `"UNAVAILABLE"`, reason
+   * `"unloaded"`.
+   * @param options.readyOnly only the models ready for inference (`TRITONSERVER_INDEX_FLAG_READY`).
+   * @throws {TritonError} UNAVAILABLE when the server is not running; Triton's error.
+   */
+  models(options: { readonly readyOnly?: boolean } = {}): ModelIndexEntry[] {
+    const { lib, server } = this.#running();
+    return modelIndex(lib, server, options.readyOnly ?? false);
+  }
+
+  /**
+   * Loads (or reloads) a model and resolves with a handle on it, once loaded
+   * (`TRITONSERVER_ServerLoadModelWithParameters`, off the JS thread). Needs
+   * `modelControlMode: "explicit"`.
+   * @param options.config a configuration (Triton's JSON form) to use instead of config.pbtxt.
+   * @param options.files model files by relative path (`"1/model.py"`), passed in memory as
+   *   `file:<path>` BYTES parameters; needs `config`.
+   * @throws {TritonError} INVALID_ARG for bad options (before any C call); Triton's load error.
+   * @example
+   * ```ts
+   * const config = server.model("identity_int32").config();
+   * await server.loadModel("identity_int32", { config: { ...config, max_batch_size: 4 } });
+   * ```
+   */
+  async loadModel(name: string, options: LoadModelOptions = {}): Promise<Model> {
+    const { lib, server } = this.#running();
+    await this.#track(loadModel(lib, server, name, options));
+    return new Model(this, name);
+  }
+
+  /**
+   * Unloads a model (`TRITONSERVER_ServerUnloadModel`, or `…UnloadModelAndDependents` with
+   * `unloadDependents`, off the JS thread). Triton returns before in-flight requests finish;
+   * `waitUntilUnloaded` waits until the index no longer shows the model READY or UNLOADING.
+   * @throws {TritonError} Triton's error; UNAVAILABLE when the wait times out (`timeout`, ms).
+   */
+  unloadModel(name: string, options: UnloadModelOptions = {}): Promise<void> {
+    const { lib, server } = this.#running();
+    return this.#track(unloadModel(lib, server, name, options));
+  }
+
+  /**
+   * Adds a model repository (`TRITONSERVER_ServerRegisterModelRepository`, off the JS thread);
+   * its models load with {@link loadModel}. Needs `modelControlMode: "explicit"`.
+   * @param nameMapping directory in `path` → the model name to serve it as.
+   * @throws {TritonError} INVALID_ARG for a bad mapping (before any C call); Triton's error.
+   */
+  registerModelRepository(
+    path: string,
+    nameMapping: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
+    const { lib, server } = this.#running();
+    return this.#track(registerModelRepository(lib, server, path, nameMapping));
+  }
+
+  /** Removes a repository added by {@link registerModelRepository}
+   * (`TRITONSERVER_ServerUnregisterModelRepository`, off the JS thread).
+   * @throws {TritonError} Triton's error. */
+  unregisterModelRepository(path: string): Promise<void> {
+    const { lib, server } = this.#running();
+    return this.#track(unregisterModelRepository(lib, server, path));
+  }
+
+  /** Rescans the repositories and loads, reloads or unloads models to match
+   * (`TRITONSERVER_ServerPollModelRepository`, off the JS thread). Needs
+   * `modelControlMode: "poll"`.
+   * @throws {TritonError} Triton's error (UNAVAILABLE when polling is not enabled). */
+  pollModelRepository(): Promise<void> {
+    const { lib, server } = this.#running();
+    return this.#track(pollModelRepository(lib, server));
+  }
+
+  #track<T>(operation: Promise<T>): Promise<T> {
+    this.#operations.add(operation);
+    const done = () => this.#operations.delete(operation);
+    operation.then(done, done);
+    return operation;
+  }
+
+  /** Server metadata: `{ name, version, extensions }` (`TRITONSERVER_ServerMetadata`).
+   * @throws {TritonError} UNAVAILABLE when the server is not running; Triton's error. */
+  metadata(): ServerMetadata {
+    const { lib, server } = this.#running();
+    return serverMetadata(lib, server);
+  }
+
+  /** Statistics of every ready model version (`TRITONSERVER_ServerModelStatistics` with no
+   * model name); see {@link ModelStatistics}. One model's: `server.model(name).statistics()`.
+   * @throws {TritonError} UNSUPPORTED on a core built without statistics; Triton's error. */
+  statistics(): ModelStatistics[] {
+    const { lib, server } = this.#running();
+    return modelStatistics(lib, server, "", -1);
+  }
+
+  /** Every metric (Triton's and custom ones) as Prometheus text (`TRITONSERVER_ServerMetrics`,
+   * `TRITONSERVER_MetricsFormatted`), e.g. lines `nv_inference_request_success{model="m",version="1"} 3`.
+   * @throws {TritonError} UNSUPPORTED on a core built without metrics; Triton's error. */
+  metrics(): string {
+    const { lib, server } = this.#running();
+    return prometheusText(lib, server);
+  }
+
+  /**
+   * Creates a custom metric family (`TRITONSERVER_MetricFamilyNew`); its metrics appear in
+   * {@link metrics}. The caller disposes it (which deletes its metrics first).
+   * @throws {TritonError} INVALID_ARG for a bad kind, name or buckets (before any C call);
+   *   UNSUPPORTED on a core built without metrics.
+   */
+  metricFamily(options: MetricFamilyOptions): MetricFamily {
+    const { lib } = this.#running();
+    return new MetricFamily(lib, options);
+  }
+
+  /**
+   * Writes to Triton's log (`TRITONSERVER_LogMessage`) when `level` is enabled
+   * (`TRITONSERVER_LogIsEnabled`), attributed to `file`:`line` (default `"tritonffi"`:0).
+   * @returns whether the message was written.
+   * @throws {TritonError} INVALID_ARG for an unknown level or bad line; Triton's error.
+   */
+  log(level: LogLevelName, message: string, file?: string, line?: number): boolean {
+    const { lib } = this.#running();
+    return logMessage(lib, level, message, file, line);
+  }
+
+  /** Whether Triton logs messages of `level` (`TRITONSERVER_LogIsEnabled`; `"verbose"`: verbose
+   * level >= 1). Logging is process-wide: the last server started configured it.
+   * @throws {TritonError} INVALID_ARG for an unknown level. */
+  logEnabled(level: LogLevelName): boolean {
+    const { lib } = this.#running();
+    return logEnabled(lib, level);
+  }
+
+  /** @internal The library and `TRITONSERVER_Server*` (for `Model`'s metadata calls).
+   * @throws {TritonError} UNAVAILABLE when the server is not running. */
+  native(): { lib: TritonLibrary; server: Ptr } {
+    return this.#running();
+  }
+
   #running(): { lib: TritonLibrary; server: Ptr } {
     if (this.#state !== "running") {
       throw new TritonError(
@@ -204,6 +363,8 @@ export class Server {
       new Promise((r) => (timer = setTimeout(r, timeoutMs))),
     ]);
     clearTimeout(timer);
+    // Loads and unloads run on other threads and use the server: let them finish first.
+    await Promise.allSettled([...this.#operations]);
     const stopErr = await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
     if (!lib.ffi.isNull(stopErr)) lib.api.TRITONSERVER_ErrorDelete(stopErr);
     await this.#deleteServer();

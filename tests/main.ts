@@ -17,6 +17,11 @@ import "./bad_input.test.ts";
 import "./lifecycle.test.ts";
 import "./streaming.test.ts";
 import "./memory.test.ts";
+import "./options.test.ts";
+import "./repository.test.ts";
+import "./metadata.test.ts";
+import "./metrics.test.ts";
+import "./trace.test.ts";
 
 const { failed } = await run(env("TEST_FILTER"));
 await stopShared();

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { TritonError } from "../mod.ts";
 import { test } from "./harness.ts";
 import { isTritonError } from "./support/assertions.ts";
-import { collect, liveCounter, startServer } from "./support/env.ts";
+import { collect, idle, liveCounter, startServer } from "./support/env.ts";
 
 const statsModels = {
   modelControlMode: "explicit",
@@ -97,6 +97,7 @@ test("statistics after N inferences: success count and inference count equal N",
         }),
       );
     }
+    await idle(server);
     const stats = model.statistics();
     assert.equal(stats.inference_stats.success.count, n);
     assert.equal(stats.inference_stats.fail.count, 0);

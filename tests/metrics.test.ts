@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { runtimeName } from "../ffi/runtime.ts";
 import { skip, test } from "./harness.ts";
 import { isTritonError, unsupported } from "./support/assertions.ts";
-import { collect, isFakeCore, startServer } from "./support/env.ts";
+import { collect, idle, isFakeCore, startServer } from "./support/env.ts";
 
 const explicit = { modelControlMode: "explicit", startupModels: ["identity_int32"] } as const;
 
@@ -28,6 +28,7 @@ test("server metrics: Prometheus text with nv_inference_request_success", async 
         }),
       );
     }
+    await idle(server);
     const text = server.metrics();
     assert.match(text, /^# HELP nv_inference_request_success /m);
     assert.match(text, /^# TYPE nv_inference_request_success counter$/m);

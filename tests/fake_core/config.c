@@ -276,6 +276,42 @@ rd_parameters(const fc_node* m, fc_config* c, char** err)
 }
 
 static bool
+rd_queue_policy(const fc_node* m, fc_config* c, char** err)
+{
+  if (!rd_msg(m, err)) {
+    return false;
+  }
+  c->has_default_queue_policy = true;
+  for (const fc_node* f = m->child; f; f = f->next) {
+    bool ok = true;
+    if (!strcmp(f->key, "timeout_action")) {
+      ok = rd_scalar(f, err);
+      if (ok) {
+        if (!strcmp(f->text, "REJECT") || !strcmp(f->text, "0")) {
+          c->queue_timeout_action = 0;
+        } else if (!strcmp(f->text, "DELAY") || !strcmp(f->text, "1")) {
+          c->queue_timeout_action = 1;
+        } else {
+          *err = fc_fmt(
+              "unknown enumeration value '%s' for field '%s'", f->text, f->key);
+          ok = false;
+        }
+      }
+    } else if (!strcmp(f->key, "default_timeout_microseconds")) {
+      ok = rd_int(f, &c->queue_default_timeout_us, err);
+    } else if (!strcmp(f->key, "allow_timeout_override")) {
+      ok = rd_bool(f, &c->queue_allow_timeout_override, err);
+    } else if (!strcmp(f->key, "max_queue_size")) {
+      ok = rd_int(f, &c->max_queue_size, err);
+    }
+    if (!ok) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool
 rd_dynamic_batching(const fc_node* m, fc_config* c, char** err)
 {
   if (!rd_msg(m, err)) {
@@ -298,6 +334,8 @@ rd_dynamic_batching(const fc_node* m, fc_config* c, char** err)
       ok = rd_int(f, &c->priority_levels, err);
     } else if (!strcmp(f->key, "default_priority_level")) {
       ok = rd_int(f, &c->default_priority_level, err);
+    } else if (!strcmp(f->key, "default_queue_policy")) {
+      ok = rd_queue_policy(f, c, err);
     }
     if (!ok) {
       return false;
@@ -655,10 +693,20 @@ fc_config_to_json(const fc_config* c)
     fc_sb_printf(
         &sb,
         ",\"max_queue_delay_microseconds\":%lld,\"preserve_ordering\":%s,"
-        "\"priority_levels\":%lld,\"default_priority_level\":%lld,"
-        "\"priority_queue_policy\":{}}",
+        "\"priority_levels\":%lld,\"default_priority_level\":%lld",
         (long long)c->max_queue_delay_us, j_bool(c->preserve_ordering),
         (long long)c->priority_levels, (long long)c->default_priority_level);
+    if (c->has_default_queue_policy) {
+      fc_sb_printf(
+          &sb,
+          ",\"default_queue_policy\":{\"timeout_action\":\"%s\","
+          "\"default_timeout_microseconds\":%lld,\"allow_timeout_override\":%s,"
+          "\"max_queue_size\":%lld}",
+          c->queue_timeout_action == 1 ? "DELAY" : "REJECT",
+          (long long)c->queue_default_timeout_us,
+          j_bool(c->queue_allow_timeout_override), (long long)c->max_queue_size);
+    }
+    fc_sb_puts(&sb, ",\"priority_queue_policy\":{}}");
   }
 
   fc_sb_puts(&sb, ",\"instance_group\":[");

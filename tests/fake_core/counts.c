@@ -7,7 +7,8 @@ static atomic_llong g_counts[FC_K_COUNT];
 
 static const char* const g_kind_names[FC_K_COUNT] = {
     "error",   "server_options", "server",  "request",  "response",
-    "allocator", "buffer",       "message", "parameter",
+    "allocator", "buffer",       "message", "parameter", "trace",
+    "metrics",   "metric_family", "metric",  "metric_args",
 };
 
 void

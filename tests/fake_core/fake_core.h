@@ -35,6 +35,11 @@ typedef enum {
   FC_K_BUFFER,
   FC_K_MESSAGE,
   FC_K_PARAMETER,
+  FC_K_TRACE,
+  FC_K_METRICS,
+  FC_K_METRIC_FAMILY,
+  FC_K_METRIC,
+  FC_K_METRIC_ARGS,
   FC_K_COUNT
 } fc_kind;
 
@@ -246,6 +251,11 @@ typedef struct fc_config {
   int64_t default_priority_level;
   int64_t* preferred_batch_sizes;
   size_t npreferred;
+  bool has_default_queue_policy;
+  int64_t queue_timeout_action; /* 0 REJECT, 1 DELAY */
+  int64_t queue_default_timeout_us;
+  bool queue_allow_timeout_override;
+  int64_t max_queue_size;       /* 0: unlimited */
   fc_vp_kind vp_kind;
   int64_t vp_latest;
   int64_t* vp_versions;
@@ -332,6 +342,59 @@ struct TRITONSERVER_Message {
 TRITONSERVER_Message* fc_message_take(char* json);
 
 /* ------------------------------------------------------------------ */
+/* metrics.c / metric_family.c: the process-wide metrics registry       */
+/* ------------------------------------------------------------------ */
+typedef struct {
+  char* name;
+  char* value;
+} fc_label;
+
+typedef struct fc_pfamily fc_pfamily; /* a registered family */
+typedef struct fc_pmetric fc_pmetric; /* one label set of a family */
+typedef struct fc_reporter fc_reporter; /* a model version's core metrics */
+
+typedef enum {
+  FC_FAIL_BACKEND,
+  FC_FAIL_CANCELED,
+  FC_FAIL_OTHER,
+  FC_FAIL_REJECTED
+} fc_fail_reason;
+
+bool fc_metric_name_ok(const char* name);
+bool fc_label_name_ok(const char* name);
+/* Sets a label in a list kept sorted by name (a later value wins). */
+void fc_labels_set(fc_label** labels, size_t* n, const char* name, const char* value);
+void fc_labels_free(fc_label* labels, size_t n);
+/* Registers a family, or finds the one of that name and kind. NULL and a
+ * malloc'd *err (prometheus-cpp's wording) on failure. */
+fc_pfamily* fc_registry_family(
+    TRITONSERVER_MetricKind kind, const char* name, const char* help,
+    char** err);
+/* Finds (one more reference) or adds the metric with these labels; takes
+ * over 'labels' in every case. Histograms need strictly sorted bounds. */
+fc_pmetric* fc_registry_metric(
+    fc_pfamily* f, fc_label* labels, size_t n, const double* bounds,
+    size_t nbounds, char** err);
+/* Drops a reference; the last one removes the metric from its family. */
+void fc_registry_metric_drop(fc_pfamily* f, fc_pmetric* m);
+void fc_pmetric_add(fc_pmetric* m, double v);
+void fc_pmetric_set(fc_pmetric* m, double v);
+void fc_pmetric_observe(fc_pmetric* m, double v);
+double fc_pmetric_value(fc_pmetric* m);
+
+/* Model metrics are collected once any server enabled metrics. */
+void fc_metrics_enable(void);
+/* The reporter of a model version, shared by everyone using that version;
+ * NULL while metrics are off. Its metrics go when the last user releases. */
+fc_reporter* fc_reporter_acquire(const char* model, int64_t version);
+void fc_reporter_release(fc_reporter* r);
+void fc_reporter_success(
+    fc_reporter* r, uint64_t batch, uint64_t request_ns, uint64_t queue_ns,
+    uint64_t input_ns, uint64_t infer_ns, uint64_t output_ns);
+void fc_reporter_failure(fc_reporter* r, fc_fail_reason reason);
+void fc_reporter_pending(fc_reporter* r, int delta);
+
+/* ------------------------------------------------------------------ */
 /* server / model records                                              */
 /* ------------------------------------------------------------------ */
 typedef enum {
@@ -370,7 +433,8 @@ typedef struct fc_executor {
  * backend "python") and validates the config for it. */
 const fc_executor* fc_executor_for(
     const fc_config* cfg, TRITONSERVER_Error** err);
-/* models_python.c: the python models imitated by name. */
+/* models_python.c: the python models imitated by name (any other name
+ * gets a stand-in answering empty responses). */
 const fc_executor* fc_python_executor(const char* model_name);
 
 typedef struct fc_thread_node {
@@ -419,6 +483,7 @@ typedef struct fc_model {
   pthread_cond_t sleep_cv;  /* wakes cancellable sleeps */
   TRITONSERVER_InferenceRequest* qhead;
   TRITONSERVER_InferenceRequest* qtail;
+  size_t qlen;              /* requests waiting in the queue */
   size_t inflight;
   bool accepting;
   bool shutdown;
@@ -429,9 +494,17 @@ typedef struct fc_model {
   size_t nworkers;
   fc_thread_node* streams;
   fc_stats stats;
+  fc_reporter* reporter;    /* while the instances exist (may be NULL) */
+  struct fc_tmpdir* tmpdir; /* files of a load with 'file:' parameters */
 
   struct fc_model* next;   /* server's list of every record */
 } fc_model;
+
+typedef struct {
+  char* model; /* the name the model loads under */
+  char* repo;  /* the repository registered with the mapping */
+  char* path;  /* <repo>/<subdirectory> */
+} fc_mapping;
 
 typedef struct fc_server {
   pthread_mutex_t mu;
@@ -445,6 +518,8 @@ typedef struct fc_server {
   bool exit_on_error;
   char* model_config_name;
   unsigned int exit_timeout;
+  fc_mapping* mappings;    /* from RegisterModelRepository, guarded by mu */
+  size_t nmappings;
   fc_model* models;        /* every record ever created, newest first */
   fc_thread_node* unloaders;
   pthread_mutex_t load_mu; /* serializes load / unload / poll */
@@ -455,6 +530,8 @@ typedef struct {
   char* name;
   char* path;   /* model directory */
   int dup;      /* found in more than one repository */
+  bool mapped;  /* a subdirectory loaded under a mapped name */
+  struct fc_tmpdir* tmpdir; /* files given as load parameters (borrowed) */
 } fc_repo_entry;
 
 typedef struct {
@@ -476,6 +553,9 @@ TRITONSERVER_Error* fc_model_load(
     bool* polled);
 /* Begin unloading every live version of 'name' (async). */
 void fc_model_unload_async(fc_server* s, const char* name);
+/* Drops what a record holds while its instances exist (its metrics
+ * reporter and its temporary files); safe to call more than once. */
+void fc_model_release_resources(fc_model* m);
 /* Stop accepting, wait for in-flight work and join all threads. */
 void fc_model_shutdown(fc_model* m);
 void fc_model_free(fc_model* m);
@@ -487,6 +567,18 @@ bool fc_model_known_locked(fc_server* s, const char* name);
 TRITONSERVER_Error* fc_server_get_model(
     fc_server* s, const char* name, int64_t version, fc_model** out);
 void fc_server_join_unloaders(fc_server* s, bool all);
+void fc_server_free_mappings(fc_server* s); /* server.c */
+
+/* load_files.c: the temporary model directory of a load with files */
+typedef struct fc_tmpdir fc_tmpdir;
+bool fc_params_have_files(const TRITONSERVER_Parameter** params, uint64_t n);
+/* Writes the 'file:' parameters into a new temporary directory, checking
+ * 'config' as the core does. NULL and a malloc'd *msg on failure. */
+fc_tmpdir* fc_tmpdir_from_params(
+    const TRITONSERVER_Parameter** params, uint64_t n, char** msg);
+const char* fc_tmpdir_path(const fc_tmpdir* d);
+fc_tmpdir* fc_tmpdir_ref(fc_tmpdir* d);
+void fc_tmpdir_unref(fc_tmpdir* d); /* the last one removes the directory */
 
 /* scheduler.c */
 void fc_sched_init(fc_model* m);    /* sync objects of a new record */
@@ -511,7 +603,7 @@ bool fc_sched_sleep(fc_model* m, struct fc_factory* f, uint64_t ms);
 bool fc_sched_stream_stop(fc_model* m, struct fc_factory* f);
 void fc_stats_record(
     fc_model* m, bool success, uint64_t queue_ns, uint64_t compute_ns,
-    uint64_t batch);
+    uint64_t batch, fc_fail_reason reason);
 
 /* ------------------------------------------------------------------ */
 /* request.c / validate.c / infer.c                                    */
@@ -568,6 +660,8 @@ typedef struct fc_factory {
   void* alloc_userp;
   TRITONSERVER_InferenceResponseCompleteFn_t response_fn;
   void* response_userp;
+  /* the request's trace while the request holds it (trace.c's lock) */
+  struct TRITONSERVER_InferenceTrace* trace;
 } fc_factory;
 
 fc_factory* fc_factory_ref(fc_factory* f);
@@ -601,6 +695,9 @@ struct TRITONSERVER_InferenceRequest {
   fc_strset exec_outputs;
   uint64_t queue_start_ns;
   uint64_t exec_start_ns;
+  bool executed;            /* reached the model's execute */
+  fc_fail_reason fail_reason; /* for a release with success == false */
+  TRITONSERVER_InferenceTrace* trace; /* attached by ServerInferAsync */
   struct TRITONSERVER_InferenceRequest* qnext;
 };
 
@@ -624,6 +721,27 @@ const char* fc_request_state_str(fc_request_state s);
 /* validate.c: normalize + validate as the real core's Normalize(). */
 TRITONSERVER_Error* fc_request_normalize(TRITONSERVER_InferenceRequest* r);
 
+/* trace.c */
+void fc_trace_report(
+    TRITONSERVER_InferenceTrace* t, TRITONSERVER_InferenceTraceActivity activity,
+    uint64_t ns);
+void fc_trace_tensor(
+    TRITONSERVER_InferenceTrace* t, TRITONSERVER_InferenceTraceActivity activity,
+    const char* name, TRITONSERVER_DataType dtype, const void* base,
+    size_t byte_size, const int64_t* shape, uint64_t dim_count,
+    TRITONSERVER_MemoryType memory_type, int64_t memory_type_id);
+bool fc_trace_wants_tensors(const TRITONSERVER_InferenceTrace* t);
+/* Names the trace's model, version and request id and attaches it to the
+ * request (one reference) and its response factory. */
+void fc_trace_attach(
+    TRITONSERVER_InferenceTrace* t, fc_factory* f, const char* model,
+    int64_t version, const char* request_id);
+/* One more reference for a response made by 'f' (NULL when untraced). */
+TRITONSERVER_InferenceTrace* fc_trace_ref_from(fc_factory* f);
+/* Drops a reference (and, given the factory, stops tracing its later
+ * responses); the last one calls the release callback. */
+void fc_trace_detach(TRITONSERVER_InferenceTrace* t, fc_factory* f);
+
 /* infer.c: record the execution statistics ('success' as the backend
  * reports it), then hand the request back through its release callback. */
 void fc_request_release(TRITONSERVER_InferenceRequest* r, bool success);
@@ -646,6 +764,7 @@ typedef struct {
 
 struct TRITONSERVER_InferenceResponse {
   fc_factory* factory;
+  TRITONSERVER_InferenceTrace* trace; /* held until the response is deleted */
   TRITONSERVER_Error* error;
   fc_output* outputs;
   size_t noutputs;

@@ -49,7 +49,21 @@ fc_request_release(TRITONSERVER_InferenceRequest* r, bool success)
   uint64_t now = fc_now_ns();
   fc_stats_record(
       m, success, r->exec_start_ns - r->queue_start_ns, now - r->exec_start_ns,
-      r->batch_size ? r->batch_size : 1);
+      r->batch_size ? r->batch_size : 1, r->fail_reason);
+  TRITONSERVER_InferenceTrace* t = r->trace;
+  if (t != NULL) {
+    /* The backend's statistics report, then the end of the request, both
+     * before the release callback (as the core layers them). */
+    r->trace = NULL;
+    if (r->executed) {
+      fc_trace_report(t, TRITONSERVER_TRACE_COMPUTE_START, r->exec_start_ns);
+      fc_trace_report(t, TRITONSERVER_TRACE_COMPUTE_INPUT_END, r->exec_start_ns);
+      fc_trace_report(t, TRITONSERVER_TRACE_COMPUTE_OUTPUT_START, now);
+      fc_trace_report(t, TRITONSERVER_TRACE_COMPUTE_END, now);
+    }
+    fc_trace_report(t, TRITONSERVER_TRACE_REQUEST_END, fc_now_ns());
+    fc_trace_detach(t, r->factory);
+  }
   TRITONSERVER_InferenceRequestReleaseFn_t fn = r->release_fn;
   void* userp = r->release_userp;
   atomic_store(&r->state, FC_RS_RELEASED);
@@ -110,26 +124,38 @@ TRITONSERVER_ServerInferAsync(
 
   TRITONSERVER_Error* err = fc_request_normalize(r);
   if (err) {
-    return err;
+    return err; /* the trace, if any, stays the caller's */
   }
   atomic_store(&r->state, FC_RS_INITIALIZED);
+  r->executed = false;
+  r->fail_reason = FC_FAIL_BACKEND;
 
   if (trace != NULL) {
-    return fc_err(
-        TRITONSERVER_ERROR_UNSUPPORTED, "inference tracing not supported");
+    fc_trace_attach(trace, r->factory, r->model->name, r->model->version, r->id);
+    r->trace = trace;
   }
 
   pthread_mutex_lock(&s->mu);
   fc_server_state st = s->state;
   pthread_mutex_unlock(&s->mu);
   if (st != FC_SS_READY && st != FC_SS_EXITING) {
-    return fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "Server not ready");
+    err = fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "Server not ready");
+  } else {
+    fc_trace_report(r->trace, TRITONSERVER_TRACE_REQUEST_START, fc_now_ns());
+    atomic_store(&r->state, FC_RS_PENDING);
+    err = fc_sched_enqueue(r->model, r);
+    if (err) {
+      atomic_store(&r->state, FC_RS_FAILED_ENQUEUE);
+    }
   }
-
-  atomic_store(&r->state, FC_RS_PENDING);
-  err = fc_sched_enqueue(r->model, r);
   if (err) {
-    atomic_store(&r->state, FC_RS_FAILED_ENQUEUE);
+    /* Refused after the trace was attached: it is released here, on the
+     * caller's thread, and the request goes back to the caller. */
+    if (r->trace != NULL) {
+      TRITONSERVER_InferenceTrace* t = r->trace;
+      r->trace = NULL;
+      fc_trace_detach(t, r->factory);
+    }
     return err;
   }
   return NULL; /* the core owns the request until it is released */

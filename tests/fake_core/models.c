@@ -457,14 +457,6 @@ fc_executor_for(const fc_config* cfg, TRITONSERVER_Error** err)
     ex = &k_square;
   } else if (strcmp(backend, "python") == 0) {
     ex = fc_python_executor(cfg->name);
-    if (ex == NULL) {
-      *err = fc_err(
-          TRITONSERVER_ERROR_INVALID_ARG,
-          "fake core: no built-in python model named '%s' (known: add_sub, "
-          "error_model, sleep_stream)",
-          cfg->name);
-      return NULL;
-    }
   } else {
     *err = fc_err(
         TRITONSERVER_ERROR_INVALID_ARG,

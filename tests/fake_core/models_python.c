@@ -2,6 +2,8 @@
  *   add_sub       OUTPUT0 = INPUT0 + INPUT1, OUTPUT1 = INPUT0 - INPUT1
  *   error_model   every request answers an INTERNAL error
  *   sleep_stream  decoupled: COUNT responses, DELAY_MS apart, then FINAL
+ *   any other     a model.py the fake cannot run: one response without
+ *                 outputs per request
  * Like the python backend, only requested outputs are returned. */
 #include "fake_core.h"
 
@@ -232,6 +234,27 @@ sleep_stream_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
 }
 
 /* ================================================================== */
+/* any other name: an empty successful response per request             */
+/* ================================================================== */
+static TRITONSERVER_Error*
+generic_validate(const fc_config* c)
+{
+  FC_UNUSED(c);
+  return NULL;
+}
+
+static void
+generic_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
+{
+  FC_UNUSED(m);
+  fc_response_send(
+      fc_response_new(req->factory), TRITONSERVER_RESPONSE_COMPLETE_FINAL, NULL);
+  fc_request_release(req, true);
+}
+
+/* ================================================================== */
+static const fc_executor k_generic = {
+    "python:generic", generic_validate, generic_execute};
 static const fc_executor k_add_sub = {
     "python:add_sub", add_sub_validate, add_sub_execute};
 static const fc_executor k_error_model = {
@@ -251,5 +274,5 @@ fc_python_executor(const char* model_name)
   if (strcmp(model_name, "sleep_stream") == 0) {
     return &k_sleep_stream;
   }
-  return NULL;
+  return &k_generic;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char*
 fc_model_state_str(fc_model_state s)
@@ -65,6 +66,8 @@ entry_cmp(const void* a, const void* b)
   return strcmp(((const fc_repo_entry*)a)->name, ((const fc_repo_entry*)b)->name);
 }
 
+/* Every subdirectory of every repository is a model, named after the
+ * directory unless a mapping registered with the repository names it. */
 void
 fc_repo_scan(fc_server* s, fc_repo_list* out)
 {
@@ -72,13 +75,26 @@ fc_repo_scan(fc_server* s, fc_repo_list* out)
   out->n = 0;
   size_t cap = 0;
   fc_strset repos = {0};
+  fc_mapping* maps = NULL;
+  size_t nmaps = 0;
   pthread_mutex_lock(&s->mu);
   fc_strset_copy(&repos, &s->repo_paths);
+  if (s->nmappings > 0) {
+    maps = fc_xcalloc(s->nmappings, sizeof(fc_mapping));
+    for (size_t i = 0; i < s->nmappings; ++i) {
+      maps[i].model = fc_strdup(s->mappings[i].model);
+      maps[i].path = fc_strdup(s->mappings[i].path);
+    }
+    nmaps = s->nmappings;
+  }
   pthread_mutex_unlock(&s->mu);
   for (size_t r = 0; r < repos.n; ++r) {
     const char* repo = repos.items[r];
     DIR* d = opendir(repo);
     if (d == NULL) {
+      FC_LOG_ERROR(
+          "failed to poll model repository '%s': failed to open directory %s",
+          repo, repo);
       continue;
     }
     struct dirent* de;
@@ -87,16 +103,21 @@ fc_repo_scan(fc_server* s, fc_repo_list* out)
         continue;
       }
       char* dir = fc_fmt("%s/%s", repo, de->d_name);
-      char* cfg = config_path(s, dir);
-      bool model = is_dir(dir) && is_file(cfg);
-      free(cfg);
-      if (!model) {
+      if (!is_dir(dir)) {
         free(dir);
         continue;
       }
+      const char* name = de->d_name;
+      bool mapped = false;
+      for (size_t i = 0; i < nmaps; ++i) {
+        if (strcmp(maps[i].path, dir) == 0) {
+          name = maps[i].model;
+          mapped = true;
+        }
+      }
       fc_repo_entry* dup = NULL;
       for (size_t i = 0; i < out->n; ++i) {
-        if (strcmp(out->items[i].name, de->d_name) == 0) {
+        if (strcmp(out->items[i].name, name) == 0) {
           dup = &out->items[i];
         }
       }
@@ -105,7 +126,7 @@ fc_repo_scan(fc_server* s, fc_repo_list* out)
         FC_LOG_ERROR(
             "failed to poll model '%s': not unique across all model "
             "repositories",
-            de->d_name);
+            name);
         free(dir);
         continue;
       }
@@ -113,14 +134,20 @@ fc_repo_scan(fc_server* s, fc_repo_list* out)
         cap = cap ? cap * 2 : 16;
         out->items = fc_xrealloc(out->items, cap * sizeof(fc_repo_entry));
       }
-      out->items[out->n].name = fc_strdup(de->d_name);
-      out->items[out->n].path = dir;
-      out->items[out->n].dup = 0;
-      out->n++;
+      fc_repo_entry* e = &out->items[out->n++];
+      memset(e, 0, sizeof(*e));
+      e->name = fc_strdup(name);
+      e->path = dir;
+      e->mapped = mapped;
     }
     closedir(d);
   }
   fc_strset_clear(&repos);
+  for (size_t i = 0; i < nmaps; ++i) {
+    free(maps[i].model);
+    free(maps[i].path);
+  }
+  free(maps);
   if (out->n > 1) {
     qsort(out->items, out->n, sizeof(fc_repo_entry), entry_cmp);
   }
@@ -261,6 +288,79 @@ check_config(const fc_server* s, fc_config* c, const char* dir_name)
   return NULL;
 }
 
+/* The fields the core fills in from the model directory before anything
+ * else (the python backend, and a custom backend named by the model). */
+static char*
+autofill_backend(fc_config* c, const char* model_dir, const char* model_name)
+{
+  if (c->name == NULL || c->name[0] == '\0') {
+    free(c->name);
+    c->name = fc_strdup(model_name);
+  }
+  const char* platform = c->platform ? c->platform : "";
+  const char* backend = c->backend ? c->backend : "";
+  const char* file = c->default_model_filename ? c->default_model_filename : "";
+  if (backend[0] != '\0' || platform[0] != '\0') {
+    if (strcmp(backend, "python") == 0 && file[0] == '\0') {
+      free(c->default_model_filename);
+      c->default_model_filename = fc_strdup("model.py");
+    }
+    return NULL;
+  }
+  /* The first subdirectory (in name order) stands for every version. */
+  char* first = NULL;
+  DIR* d = opendir(model_dir);
+  if (d != NULL) {
+    struct dirent* de;
+    while ((de = readdir(d)) != NULL) {
+      if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) {
+        continue;
+      }
+      char* sub = fc_fmt("%s/%s", model_dir, de->d_name);
+      bool dir = is_dir(sub);
+      free(sub);
+      if (dir && (first == NULL || strcmp(de->d_name, first) < 0)) {
+        free(first);
+        first = fc_strdup(de->d_name);
+      }
+    }
+    closedir(d);
+  }
+  bool python = strcmp(file, "model.py") == 0;
+  if (!python && file[0] == '\0' && first != NULL) {
+    char* py = fc_fmt("%s/%s/model.py", model_dir, first);
+    python = access(py, F_OK) == 0;
+    free(py);
+  }
+  free(first);
+  if (python) {
+    free(c->backend);
+    c->backend = fc_strdup("python");
+    if (file[0] == '\0') {
+      free(c->default_model_filename);
+      c->default_model_filename = fc_strdup("model.py");
+    }
+    return NULL;
+  }
+  if (file[0] != '\0') {
+    return NULL;
+  }
+  /* A custom backend: "<anything>.<backend>" names it. */
+  const char* dot = strchr(model_name, '.');
+  if (dot == NULL) {
+    return fc_fmt(
+        "Invalid model name: Could not determine backend for model '%s' with "
+        "no backend in model configuration. Expected model name of the form "
+        "'model.<backend_name>'.",
+        model_name);
+  }
+  free(c->backend);
+  c->backend = fc_strdup(dot + 1);
+  free(c->default_model_filename);
+  c->default_model_filename = fc_fmt("model.%s", dot + 1);
+  return NULL;
+}
+
 /* Returns a config or NULL with *msg (a poll failure). */
 static fc_config*
 read_config(
@@ -278,21 +378,27 @@ read_config(
     }
   } else {
     char* path = config_path(s, e->path);
-    size_t len = 0;
-    char* text = read_file(path, &len);
-    if (text == NULL) {
-      *msg = fc_fmt("failed to read text proto from %s", path);
-      free(path);
-      return NULL;
-    }
-    tree = fc_pbtxt_parse(text, len, &detail);
-    free(text);
-    if (tree == NULL) {
-      FC_LOG_ERROR("%s: %s", path, detail);
-      free(detail);
-      *msg = fc_fmt("failed to read text proto from %s", path);
-      free(path);
-      return NULL;
+    if (!is_file(path) && !s->strict_model_config) {
+      /* no configuration: everything is filled in */
+      tree = fc_node_new("", 0, FC_NODE_MESSAGE);
+    } else {
+      size_t len = 0;
+      char* text = read_file(path, &len);
+      if (text == NULL) {
+        *msg = fc_fmt(
+            "failed to open text file for read %s: %s", path, strerror(errno));
+        free(path);
+        return NULL;
+      }
+      tree = fc_pbtxt_parse(text, len, &detail);
+      free(text);
+      if (tree == NULL) {
+        FC_LOG_ERROR("%s: %s", path, detail);
+        free(detail);
+        *msg = fc_fmt("failed to read text proto from %s", path);
+        free(path);
+        return NULL;
+      }
     }
     free(path);
   }
@@ -310,12 +416,20 @@ read_config(
     free(detail);
     return NULL;
   }
-  fc_config_normalize(c, e->name);
-  char* bad = check_config(s, c, e->name);
+  char* bad = autofill_backend(c, e->path, e->name);
+  if (bad == NULL) {
+    fc_config_normalize(c, e->name);
+    /* a mapped model takes its mapped name, whatever the config says */
+    bad = check_config(s, c, e->mapped ? c->name : e->name);
+  }
   if (bad != NULL) {
     fc_config_free(c);
     *msg = bad;
     return NULL;
+  }
+  if (e->mapped) {
+    free(c->name);
+    c->name = fc_strdup(e->name);
   }
   return c;
 }
@@ -398,13 +512,28 @@ model_new(fc_server* s, const fc_repo_entry* e, int64_t version, fc_config* cfg)
   m->state = FC_MS_LOADING;
   m->reason = fc_strdup("");
   m->retired = true; /* invisible until the load commits */
+  m->tmpdir = fc_tmpdir_ref(e->tmpdir);
   fc_sched_init(m);
   return m;
 }
 
 void
+fc_model_release_resources(fc_model* m)
+{
+  pthread_mutex_lock(&m->mu);
+  fc_reporter* r = m->reporter;
+  fc_tmpdir* d = m->tmpdir;
+  m->reporter = NULL;
+  m->tmpdir = NULL;
+  pthread_mutex_unlock(&m->mu);
+  fc_reporter_release(r);
+  fc_tmpdir_unref(d);
+}
+
+void
 fc_model_free(fc_model* m)
 {
+  fc_model_release_resources(m);
   fc_sched_destroy(m);
   fc_config_free(m->cfg);
   free(m->name);
@@ -686,6 +815,7 @@ fc_model_load(
           (long long)versions[i], why);
       free(why);
       failed = true;
+      fc_model_release_resources(m); /* never started */
     } else {
       fc_sched_start(m);
     }

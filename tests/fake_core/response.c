@@ -17,6 +17,7 @@ fc_response_new(fc_factory* f)
 {
   TRITONSERVER_InferenceResponse* r = fc_xcalloc(1, sizeof(*r));
   r->factory = fc_factory_ref(f);
+  r->trace = fc_trace_ref_from(f);
   fc_count_inc(FC_K_RESPONSE);
   TRITONSERVER_ResponseAllocator* a = f->allocator;
   if (a != NULL && a->start_fn != NULL) {
@@ -149,6 +150,15 @@ fc_response_send(
     err->owned_by_response = true;
     r->error = err;
   }
+  if (fc_trace_wants_tensors(r->trace)) {
+    for (size_t i = 0; i < r->noutputs; ++i) {
+      const fc_output* o = &r->outputs[i];
+      fc_trace_tensor(
+          r->trace, TRITONSERVER_TRACE_TENSOR_BACKEND_OUTPUT, o->name, o->dtype,
+          o->buffer, o->buffer ? o->byte_size : 0, o->shape, o->ndims,
+          o->memory_type, o->memory_type_id);
+    }
+  }
   fc_factory* f = r->factory;
   f->response_fn(r, flags, f->response_userp); /* caller owns r now */
 }
@@ -189,6 +199,9 @@ fc_response_destroy(TRITONSERVER_InferenceResponse* r)
   free(r->outputs);
   fc_params_free(&r->params);
   fc_err_free(r->error);
+  if (r->trace != NULL) {
+    fc_trace_detach(r->trace, NULL); /* may be the trace's last holder */
+  }
   fc_factory_unref(r->factory);
   free(r);
   fc_count_dec(FC_K_RESPONSE);

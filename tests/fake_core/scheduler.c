@@ -44,6 +44,8 @@ queue_pop_locked(fc_model* m)
       m->qtail = NULL;
     }
     r->qnext = NULL;
+    m->qlen--;
+    fc_reporter_pending(m->reporter, -1);
   }
   return r;
 }
@@ -56,9 +58,11 @@ run_one(fc_model* m, TRITONSERVER_InferenceRequest* req)
    * cancelled while queued with a CANCELLED error and never runs them. */
   if (m->cfg->has_dynamic_batching && atomic_load(&req->factory->cancelled)) {
     fc_respond_error(req->factory, fc_err(TRITONSERVER_ERROR_CANCELLED, "%s", ""));
+    req->fail_reason = FC_FAIL_CANCELED;
     fc_request_release(req, false);
     return;
   }
+  req->executed = true;
   atomic_store(&req->state, FC_RS_EXECUTING);
   m->exec->execute(m, req); /* req may be gone now */
 }
@@ -89,7 +93,10 @@ void
 fc_sched_start(fc_model* m)
 {
   size_t n = fc_config_instance_count(m->cfg);
+  /* The model's metrics exist while its instances do. */
+  fc_reporter* reporter = fc_reporter_acquire(m->name, m->version);
   pthread_mutex_lock(&m->mu);
+  m->reporter = reporter;
   m->accepting = true;
   m->shutdown = false;
   m->workers = fc_xcalloc(n, sizeof(pthread_t));
@@ -103,30 +110,100 @@ fc_sched_start(fc_model* m)
   pthread_mutex_unlock(&m->mu);
 }
 
+static TRITONSERVER_Error*
+stopping_error(TRITONSERVER_InferenceRequest* req)
+{
+  char* prefix = fc_request_log_prefix(req);
+  TRITONSERVER_Error* err = fc_err(
+      TRITONSERVER_ERROR_UNAVAILABLE,
+      "%sServer is stopping, scheduler for model has stopped accepting new "
+      "inference requests",
+      prefix);
+  free(prefix);
+  return err;
+}
+
+/* TENSOR_QUEUE_INPUT for every input: one buffer is reported in place,
+ * several are gathered into host memory first. */
+static void
+trace_inputs(TRITONSERVER_InferenceRequest* req)
+{
+  TRITONSERVER_InferenceTrace* t = req->trace;
+  if (!fc_trace_wants_tensors(t)) {
+    return;
+  }
+  for (const fc_input* in = req->inputs; in; in = in->next) {
+    const int64_t* shape = in->raw ? in->exec_shape : in->shape;
+    size_t ndims = in->raw ? in->nexec : in->ndims;
+    if (in->data.n == 0) {
+      FC_LOG_ERROR(
+          "TENSOR_QUEUE_INPUT: tensor: %s: no buffer chunk", fc_input_name(in));
+      continue;
+    }
+    if (in->data.n == 1) {
+      const fc_buf* b = &in->data.items[0];
+      fc_trace_tensor(
+          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, fc_input_name(in),
+          in->dtype, b->base, b->size, shape, ndims, b->memory_type,
+          b->memory_type_id);
+      continue;
+    }
+    size_t total = fc_input_total_bytes(in);
+    void* host = fc_xmalloc(total ? total : 1);
+    TRITONSERVER_Error* err = fc_input_gather(in, host);
+    if (err != NULL) {
+      FC_LOG_ERROR(
+          "TENSOR_QUEUE_INPUT: tensor: %s: fail to copy buffer: %s",
+          fc_input_name(in), err->msg);
+      fc_err_free(err);
+    } else {
+      fc_trace_tensor(
+          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, fc_input_name(in),
+          in->dtype, host, total, shape, ndims, TRITONSERVER_MEMORY_CPU, 0);
+    }
+    free(host);
+  }
+}
+
 TRITONSERVER_Error*
 fc_sched_enqueue(fc_model* m, TRITONSERVER_InferenceRequest* req)
 {
   pthread_mutex_lock(&m->mu);
-  if (!m->accepting) {
-    pthread_mutex_unlock(&m->mu);
-    char* prefix = fc_request_log_prefix(req);
-    TRITONSERVER_Error* err = fc_err(
-        TRITONSERVER_ERROR_UNAVAILABLE,
-        "%sServer is stopping, scheduler for model has stopped accepting new "
-        "inference requests",
-        prefix);
-    free(prefix);
-    return err;
+  bool accepting = m->accepting;
+  pthread_mutex_unlock(&m->mu);
+  if (!accepting) {
+    return stopping_error(req);
   }
   req->qnext = NULL;
   req->queue_start_ns = fc_now_ns();
+  /* Reported on the caller's thread before the request is queued. */
+  fc_trace_report(req->trace, TRITONSERVER_TRACE_QUEUE_START, req->queue_start_ns);
+  trace_inputs(req);
+
+  pthread_mutex_lock(&m->mu);
+  if (!m->accepting) {
+    pthread_mutex_unlock(&m->mu);
+    return stopping_error(req);
+  }
+  const fc_config* c = m->cfg;
+  if (c->has_dynamic_batching && c->max_queue_size > 0 &&
+      m->qlen >= (size_t)c->max_queue_size) {
+    pthread_mutex_unlock(&m->mu);
+    char* prefix = fc_request_log_prefix(req);
+    TRITONSERVER_Error* err = fc_err(
+        TRITONSERVER_ERROR_UNAVAILABLE, "%sExceeds maximum queue size", prefix);
+    free(prefix);
+    return err;
+  }
   if (m->qtail) {
     m->qtail->qnext = req;
   } else {
     m->qhead = req;
   }
   m->qtail = req;
+  m->qlen++;
   m->inflight++;
+  fc_reporter_pending(m->reporter, +1);
   pthread_cond_signal(&m->queue_cv);
   pthread_mutex_unlock(&m->mu);
   return NULL;
@@ -212,6 +289,8 @@ fc_sched_join(fc_model* m)
   m->joining = false;
   pthread_cond_broadcast(&m->idle_cv);
   pthread_mutex_unlock(&m->mu);
+  /* The instances are gone: so are the model's metrics and files. */
+  fc_model_release_resources(m);
 }
 
 void
@@ -314,9 +393,15 @@ fc_sched_stream_stop(fc_model* m, fc_factory* f)
 void
 fc_stats_record(
     fc_model* m, bool success, uint64_t queue_ns, uint64_t compute_ns,
-    uint64_t batch)
+    uint64_t batch, fc_fail_reason reason)
 {
   pthread_mutex_lock(&m->mu);
+  if (success) {
+    fc_reporter_success(
+        m->reporter, batch, queue_ns + compute_ns, queue_ns, 0, compute_ns, 0);
+  } else {
+    fc_reporter_failure(m->reporter, reason);
+  }
   fc_stats* s = &m->stats;
   if (success) {
     s->success.count++;

@@ -197,6 +197,7 @@ server_free(fc_server* s)
   }
   fc_strset_clear(&s->repo_paths);
   fc_strset_clear(&s->startup_models);
+  fc_server_free_mappings(s);
   free(s->id);
   free(s->model_config_name);
   pthread_mutex_destroy(&s->mu);
@@ -225,6 +226,9 @@ TRITONSERVER_ServerNew(
   s->exit_on_error = o->exit_on_error;
   s->model_config_name = fc_strdup(o->model_config_name);
   s->exit_timeout = o->exit_timeout;
+  if (o->metrics) {
+    fc_metrics_enable(); /* before any model is loaded */
+  }
   fc_count_inc(FC_K_SERVER);
 
   TRITONSERVER_Error* err = check_repositories(s);
@@ -444,6 +448,18 @@ TRITONSERVER_ServerLoadModelWithParameters(
   if (err) {
     return err;
   }
+  /* Files given as parameters: the model loads from a temporary directory
+   * holding them, whatever the repositories contain. */
+  fc_tmpdir* files = NULL;
+  if (fc_params_have_files(parameters, parameter_count)) {
+    char* msg = NULL;
+    files = fc_tmpdir_from_params(parameters, parameter_count, &msg);
+    if (files == NULL) {
+      FC_LOG_ERROR("Poll failed for model directory '%s': %s", model_name, msg);
+      free(msg);
+      return poll_failure(model_name);
+    }
+  }
   const char* override_json = NULL;
   for (uint64_t i = 0; i < parameter_count; ++i) {
     const TRITONSERVER_Parameter* p = parameters[i];
@@ -452,23 +468,31 @@ TRITONSERVER_ServerLoadModelWithParameters(
       break;
     }
     if (strncmp(p->name, "file:", 5) == 0) {
-      return fc_err(
-          TRITONSERVER_ERROR_UNSUPPORTED,
-          "fake core: 'file:' load parameters are not implemented");
+      continue;
     }
     /* The core rejects this while polling the model. */
     FC_LOG_ERROR(
         "Poll failed for model directory '%s': Unrecognized load parameter "
         "'%s' with type '%s'",
         model_name, p->name, TRITONSERVER_ParameterTypeString(p->type));
+    fc_tmpdir_unref(files);
     return poll_failure(model_name);
   }
 
   pthread_mutex_lock(&s->load_mu);
   fc_server_join_unloaders(s, false);
-  fc_repo_list repo;
-  fc_repo_scan(s, &repo);
-  const fc_repo_entry* e = fc_repo_find(&repo, model_name);
+  fc_repo_list repo = {0};
+  fc_repo_entry local = {0};
+  const fc_repo_entry* e = NULL;
+  if (files != NULL) {
+    local.name = (char*)model_name;
+    local.path = (char*)fc_tmpdir_path(files);
+    local.tmpdir = files;
+    e = &local;
+  } else {
+    fc_repo_scan(s, &repo);
+    e = fc_repo_find(&repo, model_name);
+  }
   if (e == NULL) {
     FC_LOG_ERROR(
         "failed to poll model '%s': model not found in any model repository.",
@@ -488,6 +512,7 @@ TRITONSERVER_ServerLoadModelWithParameters(
   }
   fc_repo_list_free(&repo);
   pthread_mutex_unlock(&s->load_mu);
+  fc_tmpdir_unref(files); /* the loaded records hold their own references */
   return err;
 }
 
@@ -558,6 +583,14 @@ TRITONSERVER_ServerPollModelRepository(TRITONSERVER_Server* server)
   return NULL;
 }
 
+static void
+mapping_free(fc_mapping* m)
+{
+  free(m->model);
+  free(m->repo);
+  free(m->path);
+}
+
 TRITONSERVER_Error*
 TRITONSERVER_ServerRegisterModelRepository(
     TRITONSERVER_Server* server, const char* repository_path,
@@ -570,12 +603,29 @@ TRITONSERVER_ServerRegisterModelRepository(
         TRITONSERVER_ERROR_INVALID_ARG,
         "model mappings are not provided while mapping count is non-zero");
   }
-  if (mapping_count != 0) {
-    return fc_err(
-        TRITONSERVER_ERROR_UNSUPPORTED,
-        "fake core: model name mappings of "
-        "TRITONSERVER_ServerRegisterModelRepository are not implemented");
+  const char* repo = repository_path ? repository_path : "";
+  /* Each parameter maps a subdirectory (its name) to a model name (its
+   * STRING value); a model name may be mapped once. */
+  fc_strset names = {0};
+  for (uint32_t i = 0; i < mapping_count; ++i) {
+    const TRITONSERVER_Parameter* p = name_mapping[i];
+    const char* subdir = (p && p->name) ? p->name : "";
+    if (p == NULL || p->type != TRITONSERVER_PARAMETER_STRING) {
+      fc_strset_clear(&names);
+      return fc_err(
+          TRITONSERVER_ERROR_INVALID_ARG,
+          "Mapped model name must be a string, found another type for %s",
+          subdir);
+    }
+    if (!fc_strset_add(&names, p->str)) {
+      fc_strset_clear(&names);
+      return fc_err(
+          TRITONSERVER_ERROR_INVALID_ARG,
+          "failed to register '%s', there is a conflicting mapping for '%s'",
+          repo, p->str);
+    }
   }
+  fc_strset_clear(&names);
   if (s->mode != TRITONSERVER_MODEL_CONTROL_EXPLICIT) {
     return fc_err(
         TRITONSERVER_ERROR_UNSUPPORTED,
@@ -583,22 +633,42 @@ TRITONSERVER_ServerRegisterModelRepository(
         "EXPLICIT");
   }
   struct stat st;
-  if (repository_path == NULL || stat(repository_path, &st) != 0 ||
-      !S_ISDIR(st.st_mode)) {
+  if (stat(repo, &st) != 0 || !S_ISDIR(st.st_mode)) {
     return fc_err(
         TRITONSERVER_ERROR_INVALID_ARG,
-        "failed to register '%s', repository not found",
-        repository_path ? repository_path : "");
+        "failed to register '%s', repository not found", repo);
   }
   pthread_mutex_lock(&s->mu);
-  bool added = fc_strset_add(&s->repo_paths, repository_path);
-  pthread_mutex_unlock(&s->mu);
-  if (!added) {
+  if (fc_strset_has(&s->repo_paths, repo)) {
+    pthread_mutex_unlock(&s->mu);
     return fc_err(
         TRITONSERVER_ERROR_ALREADY_EXISTS,
-        "model repository '%s' has already been registered", repository_path);
+        "model repository '%s' has already been registered", repo);
   }
-  FC_LOG_INFO("Model repository registered: %s", repository_path);
+  for (uint32_t i = 0; i < mapping_count; ++i) {
+    for (size_t k = 0; k < s->nmappings; ++k) {
+      if (strcmp(s->mappings[k].model, name_mapping[i]->str) == 0) {
+        pthread_mutex_unlock(&s->mu);
+        return fc_err(
+            TRITONSERVER_ERROR_ALREADY_EXISTS,
+            "failed to register '%s', there is a conflicting mapping for '%s'",
+            name_mapping[i]->str, name_mapping[i]->str);
+      }
+    }
+  }
+  fc_strset_add(&s->repo_paths, repo);
+  if (mapping_count > 0) {
+    s->mappings = fc_xrealloc(
+        s->mappings, (s->nmappings + mapping_count) * sizeof(fc_mapping));
+    for (uint32_t i = 0; i < mapping_count; ++i) {
+      fc_mapping* m = &s->mappings[s->nmappings++];
+      m->model = fc_strdup(name_mapping[i]->str);
+      m->repo = fc_strdup(repo);
+      m->path = fc_fmt("%s/%s", repo, name_mapping[i]->name);
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+  FC_LOG_INFO("Model repository registered: %s", repo);
   return NULL;
 }
 
@@ -614,16 +684,38 @@ TRITONSERVER_ServerUnregisterModelRepository(
         "repository unregistration is not allowed if model control mode is "
         "not EXPLICIT");
   }
+  const char* repo = repository_path ? repository_path : "";
   pthread_mutex_lock(&s->mu);
-  bool removed =
-      fc_strset_remove(&s->repo_paths, repository_path ? repository_path : "");
+  bool removed = fc_strset_remove(&s->repo_paths, repo);
+  if (removed) {
+    /* its mappings go with it */
+    size_t keep = 0;
+    for (size_t k = 0; k < s->nmappings; ++k) {
+      if (strcmp(s->mappings[k].repo, repo) == 0) {
+        mapping_free(&s->mappings[k]);
+      } else {
+        s->mappings[keep++] = s->mappings[k];
+      }
+    }
+    s->nmappings = keep;
+  }
   pthread_mutex_unlock(&s->mu);
   if (!removed) {
     return fc_err(
         TRITONSERVER_ERROR_INVALID_ARG,
-        "failed to unregister '%s', repository not found",
-        repository_path ? repository_path : "");
+        "failed to unregister '%s', repository not found", repo);
   }
-  FC_LOG_INFO("Model repository unregistered: %s", repository_path);
+  FC_LOG_INFO("Model repository unregistered: %s", repo);
   return NULL;
+}
+
+void
+fc_server_free_mappings(fc_server* s)
+{
+  for (size_t k = 0; k < s->nmappings; ++k) {
+    mapping_free(&s->mappings[k]);
+  }
+  free(s->mappings);
+  s->mappings = NULL;
+  s->nmappings = 0;
 }

@@ -55,6 +55,19 @@ export function startServer(options: Partial<ServerOptions> = {}): Promise<Serve
   }).start();
 }
 
+/**
+ * Waits until `server` has no request in flight: FINAL *and* release arrived for each. Triton
+ * records a request's statistics after its last response, before releasing it, so counts read
+ * after this include every finished request.
+ */
+export async function idle(server: Server, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (server.inflight > 0) {
+    if (Date.now() > deadline) throw new Error(`${server.inflight} requests still in flight`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
 /** Collects a copy of every response of a stream (the originals are released as it moves on). */
 export async function collect(stream: AsyncIterable<InferResponse>): Promise<InferResponse[]> {
   const out: InferResponse[] = [];

@@ -13,6 +13,8 @@ import { unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { fixedArity } from "./arity.ts";
+import { encodeCString } from "./cstring_cache.ts";
 import type { FfiType, SymbolDef } from "./symbols.ts";
 import type { CallbackDef, CompiledC, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
@@ -36,7 +38,6 @@ interface BunFfi {
 }
 
 const ffi = (await import("bun:" + "ffi")) as BunFfi;
-const encoder = new TextEncoder();
 
 function bunType(t: FfiType): string {
   switch (t) {
@@ -59,31 +60,43 @@ function num(p: Ptr): number {
 }
 
 function cstr(s: string | null): Uint8Array | null {
-  return s === null ? null : encoder.encode(s + "\0");
+  return s === null ? null : encodeCString(s);
 }
 
 function readCString(p: number | null): string {
   return p ? new ffi.CString(p).toString() : "";
 }
 
+/** Wraps a raw symbol so `cstr` parameters accept strings and `cstr`/64-bit results come back as
+ * strings/BigInts (a wrapper of the symbol's arity: see arity.ts). */
 function wrap(
   def: SymbolDef,
   raw: (...args: unknown[]) => unknown,
 ): (...args: unknown[]) => unknown {
-  const strParams = def.parameters.flatMap((t, i) => (t === "cstr" ? [i] : []));
+  const conv = def.parameters.map((t) => (t === "cstr" ? toCString : undefined));
   const strResult = def.result === "cstr";
   const wide = def.result === "i64" || def.result === "u64" || def.result === "usize";
-  if (strParams.length === 0 && !strResult && !wide) return raw;
-  return (...args: unknown[]) => {
-    for (const i of strParams) args[i] = cstr(args[i] as string | null);
-    const r = raw(...args);
-    if (strResult) return readCString(r as number | null);
-    if (wide) return BigInt(r as number | bigint);
-    return r;
-  };
+  if (!conv.some((c) => c !== undefined) && !strResult && !wide) return raw;
+  const post = strResult
+    ? (r: unknown) => readCString(r as number | null)
+    : wide
+    ? (r: unknown) => BigInt(r as number | bigint)
+    : undefined;
+  return fixedArity(def.parameters.length, raw, conv, post);
 }
 
+const toCString = (s: unknown) => cstr(s as string | null);
+
 let compiled = 0;
+let libcLib: { memcpy(dst: ArrayBufferView, src: number, n: number): unknown } | undefined;
+
+/** libc functions the adapter itself uses. */
+function libc(): { memcpy(dst: ArrayBufferView, src: number, n: number): unknown } {
+  libcLib ??= ffi.dlopen("libc.so.6", {
+    memcpy: { args: ["ptr", "ptr", "u64"], returns: "ptr" },
+  }).symbols as unknown as { memcpy(dst: ArrayBufferView, src: number, n: number): unknown };
+  return libcLib;
+}
 
 /** The Bun implementation of {@link FfiRuntime}. */
 export const bunRuntime: FfiRuntime = {
@@ -139,7 +152,20 @@ export const bunRuntime: FfiRuntime = {
   },
 
   addressOf(view: ArrayBufferView): Ptr {
+    // Reading .buffer gives a small typed array a backing store of its own (a stable address).
+    void view.buffer;
     return toPtr(ffi.ptr(view));
+  },
+
+  copyInto(src: Ptr, dst: ArrayBufferView): void {
+    const a = num(src);
+    if (a !== 0 && dst.byteLength > 0) libc().memcpy(dst, a, dst.byteLength);
+  },
+
+  pointerReader(base: Ptr, byteLength: number): (offset: number) => Ptr {
+    // Two 32-bit halves: user-space addresses fit in 53 bits, so the sum is exact.
+    const u32 = new Uint32Array(this.view(base, byteLength));
+    return (offset) => toPtr(u32[offset >> 2] + u32[(offset >> 2) + 1] * 4294967296);
   },
 
   callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {

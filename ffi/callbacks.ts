@@ -5,12 +5,18 @@
  * callback Triton may still call crashes the runtimes). Requests are told apart by `userp`, an
  * integer the binding passes as `void*`; nothing is created per request.
  *
- * - response complete / request release: push a slot into the {@link CompletionRing} and schedule
- *   one drain on a later macrotask, so user code never resumes inside a callback (Deno's
- *   microtask trap, see shared FFI facts).
- * - the response allocator (`allocator.ts`): on Deno and Node JS callbacks (the Triton thread
- *   waits for them); on Bun, whose callbacks cannot return to a foreign thread, C compiled at run
- *   time.
+ * Two ways to deliver completions, both as `(kind, object, flags, userp)` on a later macrotask of
+ * the JS thread (never inside a callback: Deno's microtask trap, see shared FFI facts):
+ *
+ * - `"native"` (default where available): response-complete and request-release are native code
+ *   (`native_callbacks.ts`) that pushes into a native ring drained by JS; on Deno and Node the
+ *   allocator's CPU policy is native too. Triton's threads never wait for the JS thread.
+ * - `"js"`: JS callbacks push into a JS {@link CompletionRing}; on Deno and Node each call makes
+ *   Triton's thread wait for the JS thread (~45 µs). The allocator is JS on Deno and Node, C
+ *   compiled at run time on Bun (whose callbacks cannot return to a foreign thread).
+ *
+ * `TRITONFFI_CALLBACKS=native|js` forces one; by default the native path is used and the JS one
+ * is the fallback where executable memory or a C compiler is refused.
  *
  * @module
  */
@@ -23,7 +29,11 @@ import {
   type CompletionKindValue,
   CompletionRing,
 } from "./completion_ring.ts";
+import * as keepalive from "./keepalive.ts";
 import type { TritonLibrary } from "./loader.ts";
+import { macrotask } from "./macrotask.ts";
+import { nativeCallbacks } from "./native_callbacks.ts";
+import { env } from "./runtime.ts";
 import type { Ptr } from "./types.ts";
 
 /** The function pointers to hand to Triton, and the hook that receives completions. */
@@ -34,61 +44,105 @@ export interface CallbackTable {
   readonly requestRelease: Ptr;
   /** The response allocator's functions (alloc, release, query, buffer attributes). */
   readonly allocator: AllocatorFunctions;
-  /** Sets the one consumer of drained completions (the request router in `src/`). */
-  setHandler(handler: CompletionHandler): void;
+  /** Sets the one consumer of drained completions (the request router in `src/`); returns the
+   * previous one. */
+  setHandler(handler: CompletionHandler): CompletionHandler;
   /** Loads `libcudart` on first call and gives it to the allocator; undefined when absent
    * (`cudaLoadFailure` in `cuda.ts` says why). */
   cuda(): CudaRuntime | undefined;
+  /** How completions arrive: native producers and ring, or JS callbacks. */
+  readonly mode: CallbackMode;
+  /** Why the native path is not in use, when it is not. */
+  readonly fallbackReason?: string;
 }
+
+/** See {@link CallbackTable.mode}. */
+export type CallbackMode = "native" | "js";
 
 let table: CallbackTable | undefined;
 
-/** Runs `fn` on a later macrotask (never inside the current callback's microtask checkpoint). */
-const macrotask: (fn: () => void) => void = typeof globalThis.setImmediate === "function"
-  ? (fn) => {
-    globalThis.setImmediate(fn);
-  }
-  : (fn) => {
-    setTimeout(fn, 0);
-  };
+/** The mode `TRITONFFI_CALLBACKS` asks for (undefined: native where available, else JS). */
+function requestedMode(): CallbackMode | undefined {
+  const value = env("TRITONFFI_CALLBACKS");
+  if (value === undefined || value === "" || value === "auto") return undefined;
+  if (value === "native" || value === "js") return value;
+  throw new Error(`TRITONFFI_CALLBACKS must be "native", "js" or "auto", not "${value}"`);
+}
 
-/** The process-wide callback table for `lib` (created once). */
+/**
+ * The process-wide callback table for `lib` (created once).
+ * @throws {Error} when `TRITONFFI_CALLBACKS=native` and the native path is unavailable.
+ */
 export function callbackTable(lib: TritonLibrary): CallbackTable {
   if (table) return table;
   const { ffi } = lib;
-  const ring = new CompletionRing();
-  let handler: CompletionHandler = () => {};
-  let scheduled = false;
-  const drain = () => {
-    scheduled = false;
-    ring.drain(handler);
-  };
-  const push = (kind: CompletionKindValue, object: Ptr, flags: number, userp: Ptr) => {
-    ring.push(kind, object, flags, ffi.address(userp));
-    if (!scheduled) {
-      scheduled = true;
-      macrotask(drain);
-    }
-  };
-
-  const responseComplete = ffi.callback(
-    callbacks.responseComplete,
-    (response, flags, userp) => push(CompletionKind.RESPONSE, response, flags, userp),
-  );
-  const requestRelease = ffi.callback(
-    callbacks.requestRelease,
-    (request, flags, userp) => push(CompletionKind.RELEASE, request, flags, userp),
-  );
-
+  const requested = requestedMode();
   const allocator = ffi.callbacksReturnToForeignThreads ? jsAllocator(lib) : nativeAllocator(lib);
-  let cuda: CudaRuntime | null | undefined;
+  let handler: CompletionHandler = () => {};
+  let responseComplete: Ptr;
+  let requestRelease: Ptr;
+  let mode: CallbackMode = "js";
+  let fallbackReason: string | undefined;
+  let fns = allocator;
 
+  let native: ReturnType<typeof nativeCallbacks> | undefined;
+  if (requested !== "js") {
+    try {
+      native = nativeCallbacks(lib, allocator);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      if (requested === "native") {
+        throw new Error(`TRITONFFI_CALLBACKS=native, but ${why}`, { cause: e });
+      }
+      fallbackReason = why;
+    }
+  } else {
+    fallbackReason = "TRITONFFI_CALLBACKS=js";
+  }
+
+  if (native) {
+    const { consumer } = native;
+    mode = "native";
+    responseComplete = native.responseComplete;
+    requestRelease = native.requestRelease;
+    if (native.allocator) fns = { ...native.allocator, useCuda: (c) => allocator.useCuda(c) };
+    keepalive.watch(consumer);
+  } else {
+    const ring = new CompletionRing();
+    let scheduled = false;
+    const drain = () => {
+      scheduled = false;
+      ring.drain(handler);
+    };
+    const push = (kind: CompletionKindValue, object: Ptr, flags: number, userp: Ptr) => {
+      ring.push(kind, object, flags, ffi.address(userp));
+      if (!scheduled) {
+        scheduled = true;
+        macrotask(drain);
+      }
+    };
+    responseComplete = ffi.callback(
+      callbacks.responseComplete,
+      (response, flags, userp) => push(CompletionKind.RESPONSE, response, flags, userp),
+    );
+    requestRelease = ffi.callback(
+      callbacks.requestRelease,
+      (request, flags, userp) => push(CompletionKind.RELEASE, request, flags, userp),
+    );
+  }
+
+  let cuda: CudaRuntime | null | undefined;
   table = {
     responseComplete,
     requestRelease,
-    allocator,
+    allocator: fns,
+    mode,
+    fallbackReason,
     setHandler(h: CompletionHandler) {
+      const previous = handler;
       handler = h;
+      native?.consumer.setHandler(h);
+      return previous;
     },
     cuda() {
       if (cuda === undefined) {

@@ -1,12 +1,12 @@
 /**
- * The completion ring: how Triton's completions reach the JS thread.
+ * The completion ring of the JS-callback path: how Triton's completions reach the JS thread when
+ * the producers are JS callbacks (`TRITONFFI_CALLBACKS=js`, or where the native path is refused).
  *
  * One contract for every producer: a completion is a fixed-size slot `(kind, object, flags,
- * userp)` pushed into a ring that the JS thread drains on a later macrotask. Today the producers
- * are the process-wide JS callbacks in `callbacks.ts`; a native producer (a run-time generated
- * thunk, or Bun's `cc()`) can fill the same slots without any change in `src/`.
+ * userp)` drained on a later macrotask. The native path (`native_ring.ts`) keeps the same
+ * contract with slots in native memory filled by native code, so `src/` sees no difference.
  *
- * The ring grows (doubling) instead of dropping: JS-callback producers run on the JS thread and
+ * This ring grows (doubling) instead of dropping: JS-callback producers run on the JS thread and
  * cannot wait for the consumer, and the number of slots in use is bounded by the responses and
  * releases in flight.
  *

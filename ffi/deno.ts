@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { fixedArity } from "./arity.ts";
+import { encodeCString } from "./cstring_cache.ts";
 import type { FfiType, SymbolDef } from "./symbols.ts";
 import type { CallbackDef, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
@@ -33,11 +35,9 @@ function callbackType(t: FfiType): DenoType {
   return t === "buf" || t === "cstr" ? "pointer" : denoType(t);
 }
 
-const encoder = new TextEncoder();
-
 /** Encodes a JS string as a NUL-terminated UTF-8 buffer (null stays NULL). */
 function cstr(s: string | null): Uint8Array | null {
-  return s === null ? null : encoder.encode(s + "\0");
+  return s === null ? null : encodeCString(s);
 }
 
 function toPtr(p: Deno.PointerValue): Ptr {
@@ -48,24 +48,26 @@ function fromPtr(p: Ptr): Deno.PointerValue {
   return p as unknown as Deno.PointerValue;
 }
 
-/** Wraps a raw symbol so `cstr` parameters accept strings and `cstr` results come back as strings. */
+/** Wraps a raw symbol so `cstr` parameters accept strings and `cstr` results come back as strings
+ * (a wrapper of the symbol's arity: see arity.ts). */
 function wrap(
   def: SymbolDef,
   raw: (...args: unknown[]) => unknown,
 ): (...args: unknown[]) => unknown {
-  const strParams = def.parameters.flatMap((t, i) => (t === "cstr" ? [i] : []));
+  const conv = def.parameters.map((t) => (t === "cstr" ? toCString : undefined));
   const strResult = def.result === "cstr";
   const wide = def.result === "i64" || def.result === "u64" || def.result === "usize";
-  if (strParams.length === 0 && !strResult && !wide) return raw;
-  return (...args: unknown[]) => {
-    for (const i of strParams) args[i] = cstr(args[i] as string | null);
-    const r = raw(...args);
-    if (r instanceof Promise) {
-      return r.then((v) => convertResult(v, strResult, wide));
-    }
-    return convertResult(r, strResult, wide);
-  };
+  if (!conv.some((c) => c !== undefined) && !strResult && !wide) return raw;
+  const convert = (v: unknown) => convertResult(v, strResult, wide);
+  const post = !strResult && !wide
+    ? undefined
+    : def.mayBlock
+    ? (r: unknown) => (r as Promise<unknown>).then(convert)
+    : convert;
+  return fixedArity(def.parameters.length, raw, conv, post);
 }
+
+const toCString = (s: unknown) => cstr(s as string | null);
 
 function convertResult(v: unknown, strResult: boolean, wide: boolean): unknown {
   if (strResult) return readCString(v as Deno.PointerValue);
@@ -75,6 +77,17 @@ function convertResult(v: unknown, strResult: boolean, wide: boolean): unknown {
 
 function readCString(p: Deno.PointerValue): string {
   return p === null ? "" : Deno.UnsafePointerView.getCString(p);
+}
+
+const libcHelpers = {
+  memmove: { parameters: ["buffer", "buffer", "usize"], result: "pointer" },
+} as const;
+let libcLib: Deno.DynamicLibrary<typeof libcHelpers>["symbols"] | undefined;
+
+/** libc functions the adapter itself uses. */
+function libc(): Deno.DynamicLibrary<typeof libcHelpers>["symbols"] {
+  libcLib ??= Deno.dlopen("libc.so.6", libcHelpers).symbols;
+  return libcLib;
 }
 
 /** The Deno implementation of {@link FfiRuntime}. */
@@ -125,7 +138,25 @@ export const denoRuntime: FfiRuntime = {
   },
 
   addressOf(view: ArrayBufferView): Ptr {
-    return toPtr(Deno.UnsafePointer.of(view as Uint8Array<ArrayBuffer>));
+    if (view.byteLength === 0) return toPtr(Deno.UnsafePointer.of(view as Uint8Array<ArrayBuffer>));
+    // Reading .buffer moves a small typed array's elements out of the (moving) JS heap, so the
+    // address stays valid while the array lives. memmove(p, p, 0) then returns p: a fast FFI call
+    // (~30 ns) instead of UnsafePointer.of (~0.5 µs).
+    void view.buffer;
+    const bytes = view as Uint8Array<ArrayBuffer>;
+    return toPtr(libc().memmove(bytes, bytes, 0n));
+  },
+
+  copyInto(src: Ptr, dst: ArrayBufferView): void {
+    const p = fromPtr(src);
+    if (p !== null && dst.byteLength > 0) {
+      Deno.UnsafePointerView.copyInto(p, dst as Uint8Array<ArrayBuffer>);
+    }
+  },
+
+  pointerReader(base: Ptr, _byteLength: number): (offset: number) => Ptr {
+    const view = new Deno.UnsafePointerView(fromPtr(base)!);
+    return (offset) => toPtr(view.getPointer(offset));
   },
 
   callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {

@@ -71,6 +71,16 @@ function num(p: Ptr): number {
 }
 
 let protoCount = 0;
+let libcLib: { memcpy: KoffiFn } | undefined;
+
+/** libc functions the adapter itself uses. */
+function libc(): { memcpy: KoffiFn } {
+  if (!libcLib) {
+    const lib = koffi.load("libc.so.6");
+    libcLib = { memcpy: lib.func("memcpy", "uintptr_t", ["void *", "uintptr_t", "size_t"]) };
+  }
+  return libcLib;
+}
 
 /** The Node (koffi) implementation of {@link FfiRuntime}. */
 export const nodeRuntime: FfiRuntime = {
@@ -124,7 +134,21 @@ export const nodeRuntime: FfiRuntime = {
   },
 
   addressOf(view: ArrayBufferView): Ptr {
+    // Reading .buffer moves a small typed array's elements out of the (moving) JS heap, so the
+    // address stays valid while the array lives.
+    void view.buffer;
     return toPtr(Number(koffi.address(view)));
+  },
+
+  copyInto(src: Ptr, dst: ArrayBufferView): void {
+    const a = num(src);
+    if (a && dst.byteLength > 0) libc().memcpy(dst, a, dst.byteLength);
+  },
+
+  pointerReader(base: Ptr, byteLength: number): (offset: number) => Ptr {
+    // Two 32-bit halves: user-space addresses fit in 53 bits, so the sum is exact.
+    const u32 = new Uint32Array(this.view(base, byteLength));
+    return (offset) => toPtr(u32[offset >> 2] + u32[(offset >> 2) + 1] * 4294967296);
   },
 
   callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {

@@ -112,6 +112,15 @@ export interface FfiRuntime {
   view(p: Ptr, byteLength: number): ArrayBuffer;
   /** The address of a JS typed array's first byte (stable while JS holds the array). */
   addressOf(view: ArrayBufferView): Ptr;
+  /** Copies `dst.byteLength` bytes of native memory at `src` into `dst` (cheaper than a view for
+   * a few bytes: no ArrayBuffer is made). */
+  copyInto(src: Ptr, dst: ArrayBufferView): void;
+  /**
+   * A reader of the pointers stored in the `byteLength` bytes of native memory at `base`:
+   * `read(offset)` is the pointer at `base + offset`, made without an FFI call where the runtime
+   * allows (for slots of the native completion ring).
+   */
+  pointerReader(base: Ptr, byteLength: number): (offset: number) => Ptr;
   /**
    * Registers `fn` as a C function pointer that Triton's threads may call. Never closed: one per
    * callback kind for the life of the process. The callback does not keep the process alive.

@@ -114,7 +114,18 @@ export interface InferTarget {
   readonly version: number;
 }
 
-const out = new BigUint64Array(1);
+/** `TRITONSERVER_InferenceRequest**` out-parameter (own ArrayBuffer: see response.ts). */
+const out = new BigUint64Array(new ArrayBuffer(8));
+
+/** Scratch shape arrays by rank, reused: Triton copies a shape during `AddInput`. */
+const shapes: BigInt64Array[] = [];
+
+/** `dims` as the `int64_t` array `TRITONSERVER_InferenceRequestAddInput` reads. */
+function shapeArray(dims: readonly number[]): BigInt64Array {
+  const a = (shapes[dims.length] ??= new BigInt64Array(new ArrayBuffer(dims.length * 8)));
+  for (let i = 0; i < dims.length; i++) a[i] = BigInt(dims[i]);
+  return a;
+}
 
 /**
  * Builds the native request, submits it with `TRITONSERVER_ServerInferAsync` and returns the
@@ -149,15 +160,14 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   try {
     applyOptions(lib, request, req);
     for (const [name, tensor] of tensors) {
-      const shape = BigInt64Array.from(tensor.shape, (d) => BigInt(d));
       check(
         lib,
         api.TRITONSERVER_InferenceRequestAddInput(
           request,
           name,
           DATA_TYPES[tensor.dtype].code,
-          shape,
-          BigInt(shape.length),
+          shapeArray(tensor.shape),
+          BigInt(tensor.shape.length),
         ),
       );
       if (tensor.memoryType === "GPU") {
@@ -207,7 +217,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
       api.TRITONSERVER_InferenceRequestSetResponseCallback(
         request,
         target.allocator,
-        ffi.fromAddress(policy),
+        policy === 0 ? ffi.NULL : ffi.fromAddress(policy),
         table.callbacks.responseComplete,
         userp,
       ),

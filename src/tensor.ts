@@ -26,6 +26,9 @@ export type TensorLike =
 
 const decoder = new TextDecoder();
 
+/** True while {@link Tensor.view} constructs (its arguments need no checking). */
+let viewing = false;
+
 /** Stands in for the data of a tensor whose elements live in GPU memory. */
 const DEVICE_DATA = new Uint8Array(0);
 
@@ -68,8 +71,13 @@ export class Tensor {
    */
   constructor(dtype: DataTypeName, shape: readonly number[], data: TensorData) {
     this.dtype = dtype;
-    this.shape = Object.freeze([...shape]);
     this.#data = data;
+    if (viewing) {
+      // From view(): the caller made `shape` for this tensor and checked `data` (elementsOf).
+      this.shape = Object.freeze(shape as number[]);
+      return;
+    }
+    this.shape = Object.freeze([...shape]);
     if (data === DEVICE_DATA) return;
     if (!isDataTypeName(dtype)) {
       throw new TritonError("INVALID_ARG", `unknown data type '${dtype}'`);
@@ -149,7 +157,8 @@ export class Tensor {
 
   /**
    * @internal A tensor whose data is a zero-copy view of memory a response owns; it becomes
-   * unreadable once `lease.disposed` is true.
+   * unreadable once `lease.disposed` is true. Trusts its caller: `shape` is made for this tensor
+   * (it is frozen, not copied) and `data` was checked by {@link elementsOf}.
    */
   static view(
     dtype: DataTypeName,
@@ -160,7 +169,13 @@ export class Tensor {
     memoryTypeId = 0,
     device?: { pointer: number; byteSize: number; toHost: () => Uint8Array },
   ): Tensor {
-    const t = new Tensor(dtype, shape, device ? DEVICE_DATA : data);
+    viewing = true;
+    let t: Tensor;
+    try {
+      t = new Tensor(dtype, shape, device ? DEVICE_DATA : data);
+    } finally {
+      viewing = false;
+    }
     t.#lease = lease;
     if (device) t.#device = device;
     (t as { memoryType: MemoryTypeName }).memoryType = memoryType;

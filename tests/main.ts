@@ -22,6 +22,7 @@ import "./repository.test.ts";
 import "./metadata.test.ts";
 import "./metrics.test.ts";
 import "./trace.test.ts";
+import "./thunks.test.ts";
 
 const { failed } = await run(env("TEST_FILTER"));
 await stopShared();

@@ -1,6 +1,8 @@
-// `npm test`: builds the fake core (unless TRITONSERVER_LIB names a real library), then runs the
-// same suite (tests/main.ts) on Deno, Bun and Node and prints one "N passed, N failed" line per
-// runtime, then the total. Exits non-zero when any test failed or a runtime did not finish.
+// `npm test`: builds the fake core (unless TRITONSERVER_LIB names a real library) and the thunk
+// driver, then runs the same suite (tests/main.ts) on Deno, Bun and Node, each with both callback
+// paths (TRITONFFI_CALLBACKS=native and =js), and prints one "N passed, N failed" line per run,
+// then the total. Exits non-zero when any test failed or a run did not finish.
+// TEST_RUNTIMES (default "deno,bun,node") and TEST_CALLBACKS (default "native,js") narrow it.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -32,6 +34,15 @@ if (!env.TRITONFFI_CUDART) {
   env.TRITONFFI_CUDART = join(root, ".build/fake_cuda/libcudart.so");
 }
 console.log(`CUDA runtime for the tests: ${env.TRITONFFI_CUDART}`);
+{
+  // The C driver that calls the native callbacks from threads (tests/thunks.test.ts).
+  const build = spawnSync(process.execPath, [join(root, "tests/thunk_driver/build.mjs")], {
+    stdio: "inherit",
+    cwd: root,
+  });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+const modes = (env.TEST_CALLBACKS ?? "native,js").split(",");
 
 const only = (env.TEST_RUNTIMES ?? "deno,bun,node").split(",");
 const runtimes = [
@@ -47,23 +58,25 @@ const runtimes = [
   ]],
   ["bun", bin("bun"), ["tests/main.ts"]],
   ["node", process.execPath, ["--expose-gc", "--import", "tsx", "tests/main.ts"]],
-].filter(([name]) => only.includes(name));
+].filter(([name]) => only.includes(name))
+  .flatMap(([name, cmd, args]) => modes.map((mode) => [name, cmd, args, mode]));
 
 const summary = [];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 let broken = false;
-for (const [name, cmd, args] of runtimes) {
+for (const [runtime, cmd, args, mode] of runtimes) {
+  const name = `${runtime} (${mode} callbacks)`;
   if (!existsSync(cmd)) {
-    console.log(`${name}: not installed (${cmd}); run npm install`);
+    console.log(`${runtime}: not installed (${cmd}); run npm install`);
     broken = true;
     continue;
   }
   console.log(`\n== ${name} ==`);
   const r = spawnSync(cmd, args, {
     cwd: root,
-    env,
+    env: { ...env, TRITONFFI_CALLBACKS: mode },
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     timeout: 20 * 60_000,

@@ -1,0 +1,133 @@
+/**
+ * The inference scenarios, through the public API, exactly as bench/native/client.c runs them:
+ * N workers, each issuing its next request when the previous one's stream ended.
+ *
+ * - `latency_RxC`: identity_int32, INPUT0 INT32 [R, 16], concurrency 1: p50 and p99 in µs.
+ * - `throughput_cN_RxC`: the same at concurrency N: inferences per second.
+ * - `stream_RxE`: R concurrent repeat_int32 requests of E elements (DELAY 0, WAIT 0), each
+ *   streaming E responses: responses per second.
+ *
+ * Each timed run follows a warm-up of a quarter of its duration.
+ *
+ * @module
+ */
+import type { Model, Server } from "../mod.ts";
+
+/** Latency at concurrency 1, µs. */
+export interface Latency {
+  p50: number;
+  p99: number;
+  count: number;
+}
+
+/** Every scenario's result, keyed like the C client's output. */
+export type ScenarioResults = Record<string, Latency | number>;
+
+let sink = 0;
+
+function identityInputs(rows: number) {
+  const data = new Int32Array(rows * 16).map((_, i) => i);
+  return { INPUT0: { dtype: "INT32" as const, shape: [rows, 16], data } };
+}
+
+/** Runs inferences from `workers` concurrent loops until `ms` have passed. */
+async function loop(
+  model: Model,
+  rows: number,
+  workers: number,
+  ms: number,
+  latencies?: number[],
+): Promise<{ inferences: number; seconds: number }> {
+  const inputs = identityInputs(rows);
+  const start = performance.now();
+  const end = start + ms;
+  let inferences = 0;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      for await (const r of model.infer({ inputs })) {
+        sink += (r.outputs.OUTPUT0.data as Int32Array)[0];
+      }
+      latencies?.push(performance.now() - t0);
+      inferences++;
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  return { inferences, seconds: (performance.now() - start) / 1000 };
+}
+
+async function latency(model: Model, rows: number, ms: number): Promise<Latency> {
+  await loop(model, rows, 1, ms / 4);
+  const lat: number[] = [];
+  await loop(model, rows, 1, ms, lat);
+  lat.sort((a, b) => a - b);
+  return {
+    p50: lat[lat.length >> 1] * 1000,
+    p99: lat[Math.floor((lat.length * 99) / 100)] * 1000,
+    count: lat.length,
+  };
+}
+
+async function throughput(model: Model, rows: number, workers: number, ms: number) {
+  await loop(model, rows, workers, ms / 4);
+  const { inferences, seconds } = await loop(model, rows, workers, ms);
+  return inferences / seconds;
+}
+
+async function stream(model: Model, requests: number, elements: number): Promise<number> {
+  const inputs = {
+    IN: new Int32Array(elements),
+    DELAY: new Uint32Array(elements),
+    WAIT: new Uint32Array(1),
+  };
+  const start = performance.now();
+  let responses = 0;
+  await Promise.all(
+    Array.from({ length: requests }, async () => {
+      for await (const r of model.infer({ inputs })) {
+        sink += (r.outputs.OUT.data as Int32Array)[0];
+        responses++;
+      }
+    }),
+  );
+  if (responses !== requests * elements) {
+    throw new Error(`${responses} responses, expected ${requests * elements}`);
+  }
+  return responses / ((performance.now() - start) / 1000);
+}
+
+/** The scenario names, in table order. */
+export const SCENARIOS = [
+  "latency_1x16",
+  "latency_8x16",
+  "throughput_c16_1x16",
+  "throughput_c128_1x16",
+  "throughput_c16_8x16",
+  "throughput_c128_8x16",
+  "stream_1x100000",
+  "stream_128x1000",
+] as const;
+
+/** Runs the scenarios whose names pass `only` (all by default). */
+export async function inference(
+  server: Server,
+  ms: number,
+  only: (name: string) => boolean = () => true,
+): Promise<ScenarioResults> {
+  const identity = server.model("identity_int32");
+  const repeat = server.model("repeat_int32");
+  const run: Record<(typeof SCENARIOS)[number], () => Promise<Latency | number>> = {
+    latency_1x16: () => latency(identity, 1, ms),
+    latency_8x16: () => latency(identity, 8, ms),
+    throughput_c16_1x16: () => throughput(identity, 1, 16, ms),
+    throughput_c128_1x16: () => throughput(identity, 1, 128, ms),
+    throughput_c16_8x16: () => throughput(identity, 8, 16, ms),
+    throughput_c128_8x16: () => throughput(identity, 8, 128, ms),
+    stream_1x100000: () => stream(repeat, 1, 100_000),
+    stream_128x1000: () => stream(repeat, 128, 1000),
+  };
+  const results: ScenarioResults = {};
+  for (const name of SCENARIOS) if (only(name)) results[name] = await run[name]();
+  if (sink === 0.5) console.log(sink); // keeps reads observable
+  return results;
+}

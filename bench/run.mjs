@@ -1,0 +1,175 @@
+// `npm run bench`: builds the C reference client (and the fake core when no real library is
+// given), runs it and bench/bench.ts on Deno, Bun and Node against the same libtritonserver.so,
+// then writes bench/results/<core>.json and bench/results/<core>.md and prints the table.
+//
+// The real core is used when TRITONSERVER_LIB and TRITONSERVER_BACKEND_DIR are set; otherwise
+// the project's fake core (tests/fake_core, built into .build/fake_core/). Plain Node ESM.
+//
+// Environment: BENCH_DURATION_MS (per timed run, default 1000), BENCH_RUNTIMES (default
+// "deno,bun,node"), BENCH_ROUNDS (rounds, best figures kept; default 1).
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { table } from "./table.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const build = join(root, ".build", "bench");
+const results = join(root, "bench", "results");
+mkdirSync(build, { recursive: true });
+mkdirSync(results, { recursive: true });
+const env = { ...process.env };
+const ms = env.BENCH_DURATION_MS ?? "1000";
+const rounds = Number(env.BENCH_ROUNDS ?? 1);
+const models = join(root, "tests", "models");
+const started = Date.now();
+
+function run(cmd, args, extraEnv = {}) {
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    env: { ...env, ...extraEnv },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    timeout: 5 * 60_000,
+    maxBuffer: 64 << 20,
+  });
+  if (r.status !== 0) {
+    console.error(`bench: ${cmd} ${args.join(" ")} failed (${r.status ?? r.signal})`);
+    process.stdout.write(r.stdout ?? "");
+    process.exit(1);
+  }
+  return r.stdout;
+}
+
+// ---- the core ----
+let core;
+if (env.TRITONSERVER_LIB && env.TRITONSERVER_BACKEND_DIR) {
+  core = "real";
+} else {
+  run(process.execPath, [join(root, "tests/fake_core/build.mjs")]);
+  env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
+  env.TRITONSERVER_BACKEND_DIR ??= join(root, ".build/fake_core");
+  core = "fake";
+}
+console.log(`bench: ${core} core ${env.TRITONSERVER_LIB}`);
+
+// ---- the C reference client ----
+const client = join(build, "native_client");
+const cc = env.CC ?? "cc";
+run(cc, [
+  "-std=c11",
+  "-O2",
+  "-Wall",
+  "-Wextra",
+  "-pthread",
+  "-o",
+  client,
+  "bench/native/client.c",
+  "bench/native/triton.c",
+  "-ldl",
+]);
+
+/** Keeps the better of two results for every number: the higher rate, or the lower time
+ * (latencies, the raw call costs in `micro`, the µs of `bigOutput`). */
+function best(a, b, lowerIsBetter = false) {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  if (typeof a === "number") return lowerIsBetter ? Math.min(a, b) : Math.max(a, b);
+  const out = {};
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const lower = lowerIsBetter || k === "p50" || k === "p99" || k === "micro" || k.endsWith("_us");
+    if (typeof (a[k] ?? b[k]) === "object" || typeof (a[k] ?? b[k]) === "number") {
+      out[k] = best(a[k], b[k], lower);
+    } else out[k] = a[k] ?? b[k];
+  }
+  return out;
+}
+
+function native(sections) {
+  const out = run(client, [
+    env.TRITONSERVER_LIB,
+    models,
+    env.TRITONSERVER_BACKEND_DIR,
+    ms,
+    sections,
+  ]);
+  return JSON.parse(out);
+}
+
+// ---- the binding on each runtime ----
+const bin = (name) => join(root, "node_modules", ".bin", name);
+const runtimes = {
+  deno: [bin("deno"), [
+    "run",
+    "--allow-ffi",
+    "--allow-env",
+    "--allow-read",
+    "--allow-write",
+    "bench/bench.ts",
+  ]],
+  bun: [bin("bun"), ["bench/bench.ts"]],
+  node: [process.execPath, ["--import", "tsx", "bench/bench.ts"]],
+};
+const only = (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",");
+
+function binding(name, extraEnv) {
+  const file = join(build, `${name}.json`);
+  const [cmd, args] = runtimes[name];
+  run(cmd, args, { BENCH_OUT: file, BENCH_DURATION_MS: ms, ...extraEnv });
+  return JSON.parse(readFileSync(file, "utf8"));
+}
+
+// The C client's hand-off mode runs before every runtime and once more at the end, so that load
+// from elsewhere on the machine cannot favour one side; the best C figures are the reference (a
+// conservative one for the ratios). The first C run also measures the raw calls, the memcpy and
+// the direct mode.
+let c;
+let cRuns = 0;
+const js = {};
+const jsCallbacks = {};
+for (let round = 0; round < rounds; round++) {
+  for (const name of only) {
+    console.log(`bench: round ${round + 1}/${rounds}: C client`);
+    c = best(c, native(c === undefined ? "micro,bigOutput,handoff,direct" : "handoff"));
+    cRuns++;
+    console.log(`bench: round ${round + 1}/${rounds}: ${name}`);
+    const r = binding(name, round === 0 ? {} : { BENCH_ONLY: "floor,scenarios" });
+    js[name] = js[name] === undefined ? r : {
+      ...js[name],
+      floor: best(js[name].floor, r.floor),
+      scenarios: best(js[name].scenarios, r.scenarios),
+    };
+  }
+}
+console.log("bench: C client");
+c = best(c, native("handoff"));
+cRuns++;
+// The JS-callback path, for comparison (concurrency 1 and 128 only).
+for (const name of only) {
+  console.log(`bench: ${name} with TRITONFFI_CALLBACKS=js`);
+  jsCallbacks[name] = binding(name, {
+    TRITONFFI_CALLBACKS: "js",
+    BENCH_ONLY: "latency_1x16,throughput_c128_1x16",
+  }).scenarios;
+}
+
+const report = {
+  date: new Date().toISOString(),
+  core,
+  library: env.TRITONSERVER_LIB,
+  durationMs: Number(ms),
+  rounds,
+  cRuns,
+  seconds: Math.round((Date.now() - started) / 1000),
+  native: c,
+  bindings: js,
+  jsCallbacks,
+};
+const md = table(report);
+writeFileSync(join(results, `${core}.json`), JSON.stringify(report, null, 2) + "\n");
+writeFileSync(join(results, `${core}.md`), md);
+console.log("\n" + md);
+console.log(
+  `bench: wrote bench/results/${core}.json and bench/results/${core}.md (${report.seconds} s)`,
+);

@@ -1,0 +1,204 @@
+// Formats a bench/run.mjs report as Markdown: every binding figure with its ratio to the C
+// client's hand-off mode (≥ 1 = as fast or faster), and the targets (c1 ≥ 0.8×, c128 ≥ 0.6×).
+import { cpus } from "node:os";
+
+const RUNTIMES = ["deno", "bun", "node"];
+
+const ROWS = [
+  ["latency_1x16", "p50", "latency c1, INT32 [1,16], p50 µs", true],
+  ["latency_1x16", "p99", "latency c1, INT32 [1,16], p99 µs", true],
+  ["latency_8x16", "p50", "latency c1, INT32 [8,16], p50 µs", true],
+  ["latency_8x16", "p99", "latency c1, INT32 [8,16], p99 µs", true],
+  ["throughput_c16_1x16", null, "throughput c16, [1,16], inferences/s", false],
+  ["throughput_c128_1x16", null, "throughput c128, [1,16], inferences/s", false],
+  ["throughput_c16_8x16", null, "throughput c16, [8,16], inferences/s", false],
+  ["throughput_c128_8x16", null, "throughput c128, [8,16], inferences/s", false],
+  ["stream_1x100000", null, "1 stream × 100,000 responses, responses/s", false],
+  ["stream_128x1000", null, "128 streams × 1,000 responses, responses/s", false],
+];
+
+const FLOOR_ROWS = [
+  ["latency_1x16", "p50", "*FFI layer*: latency c1, [1,16], p50 µs", true],
+  ["throughput_c128_1x16", null, "*FFI layer*: throughput c128, [1,16], inferences/s", false],
+];
+
+const MICRO = [
+  ["requestNewDelete", "RequestNew + RequestDelete"],
+  ["addInput", "AddInput + RemoveInput"],
+  ["appendInputData", "AppendInputData + RemoveAllInputData"],
+  ["inferAsync", "ServerInferAsync"],
+  ["responseOutput", "InferenceResponseOutput"],
+];
+
+function fmt(v) {
+  if (v === undefined || v === null || Number.isNaN(v)) return "—";
+  if (v >= 10000) return Math.round(v).toLocaleString("en-US");
+  if (v >= 100) return v.toFixed(0);
+  return v.toFixed(1);
+}
+
+function value(scenario, field) {
+  if (scenario === undefined) return undefined;
+  return field ? scenario[field] : scenario;
+}
+
+/** Binding / C for throughputs, C / binding for times: ≥ 1 means at least as fast as C. */
+function ratio(c, b, lowerIsBetter) {
+  if (!c || !b) return undefined;
+  return lowerIsBetter ? c / b : b / c;
+}
+
+export function table(report) {
+  const { native, bindings, jsCallbacks } = report;
+  const present = RUNTIMES.filter((r) => bindings[r]);
+  const out = [];
+  const cpu = cpus();
+  out.push(
+    `**${report.core === "real" ? "Real core" : "Fake core"}** (\`${
+      report.core === "real" ? "libtritonserver.so, CPU-only build" : "tests/fake_core"
+    }\`), ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${report.date.slice(0, 10)}; ` +
+      `${report.durationMs} ms per timed run; C hand-off: best of ${report.cRuns} runs ` +
+      `interleaved with the bindings'; \`npm run bench\` took ${report.seconds} s.`,
+  );
+  out.push(
+    "Binding figures are followed by their ratio to the C client's hand-off mode " +
+      "(≥ 1× = as fast as C or faster).",
+  );
+  out.push("");
+  const versions = present.map((r) => `${r} ${bindings[r].version} (${bindings[r].callbacks})`);
+  out.push(`| scenario | C direct | C hand-off | ${versions.join(" | ")} |`);
+  out.push(`|---|--:|--:|${present.map(() => "--:").join("|")}|`);
+  for (const [key, field, label, lower] of ROWS) {
+    const c = value(native.handoff[key], field);
+    const cells = present.map((r) => {
+      const b = value(bindings[r].scenarios[key], field);
+      const q = ratio(c, b, lower);
+      return b === undefined ? "—" : `${fmt(b)} (${q === undefined ? "—" : q.toFixed(2)}×)`;
+    });
+    out.push(
+      `| ${label} | ${fmt(value(native.direct[key], field))} | ${fmt(c)} | ${cells.join(" | ")} |`,
+    );
+  }
+  for (const [key, field, label, lower] of [FLOOR_ROWS[0], FLOOR_ROWS[1]]) {
+    const c = value(native.handoff[key], field);
+    const cells = present.map((r) => {
+      const b = value(bindings[r].floor?.[key], field);
+      const q = ratio(c, b, lower);
+      return b === undefined ? "—" : `${fmt(b)} (${q === undefined ? "—" : q.toFixed(2)}×)`;
+    });
+    out.push(
+      `| ${label} | ${fmt(value(native.direct[key], field))} | ${fmt(c)} | ${cells.join(" | ")} |`,
+    );
+  }
+  out.push("");
+  out.push(
+    "*FFI layer*: the C client's loop written in JS against `lib.api` and the callback table (no " +
+      "async generator, response or tensor objects): what the native hot path itself costs.",
+  );
+  out.push("");
+  out.push(
+    "Targets (ratio to the C hand-off client): concurrency 1 ≥ 0.8×, concurrency 128 ≥ 0.6×.",
+  );
+  out.push("");
+  out.push(`| target | ${present.join(" | ")} |`);
+  out.push(`|---|${present.map(() => ":-:").join("|")}|`);
+  const target = (key, field, lower, goal) =>
+    present.map((r) => {
+      const q = ratio(
+        value(native.handoff[key], field),
+        value(bindings[r].scenarios[key], field),
+        lower,
+      );
+      return q === undefined ? "—" : `${q.toFixed(2)}× ${q >= goal ? "✓" : "✗"}`;
+    });
+  out.push(
+    `| c1 p50 latency [1,16] ≥ 0.8× | ${target("latency_1x16", "p50", true, 0.8).join(" | ")} |`,
+  );
+  out.push(
+    `| c1 p50 latency [8,16] ≥ 0.8× | ${target("latency_8x16", "p50", true, 0.8).join(" | ")} |`,
+  );
+  out.push(
+    `| c128 throughput [1,16] ≥ 0.6× | ${
+      target("throughput_c128_1x16", null, false, 0.6).join(" | ")
+    } |`,
+  );
+  out.push(
+    `| c128 throughput [8,16] ≥ 0.6× | ${
+      target("throughput_c128_8x16", null, false, 0.6).join(" | ")
+    } |`,
+  );
+  const floorTarget = (key, field, lower, goal) =>
+    present.map((r) => {
+      const q = ratio(
+        value(native.handoff[key], field),
+        value(bindings[r].floor?.[key], field),
+        lower,
+      );
+      return q === undefined ? "—" : `${q.toFixed(2)}× ${q >= goal ? "✓" : "✗"}`;
+    });
+  out.push(
+    `| FFI layer: c1 p50 latency ≥ 0.8× | ${
+      floorTarget("latency_1x16", "p50", true, 0.8).join(" | ")
+    } |`,
+  );
+  out.push(
+    `| FFI layer: c128 throughput ≥ 0.6× | ${
+      floorTarget("throughput_c128_1x16", null, false, 0.6).join(" | ")
+    } |`,
+  );
+  out.push("");
+
+  out.push("Raw FFI cost of the hot calls, median ns per call (ratio: C / binding):");
+  out.push("");
+  out.push(`| call | C | ${present.join(" | ")} |`);
+  out.push(`|---|--:|${present.map(() => "--:").join("|")}|`);
+  for (const [key, label] of MICRO) {
+    const c = native.micro?.[key];
+    const cells = present.map((r) => {
+      const b = bindings[r].micro?.[key];
+      const q = ratio(c, b, true);
+      return b === undefined ? "—" : `${fmt(b)} (${q === undefined ? "—" : q.toFixed(2)}×)`;
+    });
+    out.push(`| ${label} | ${fmt(c)} | ${cells.join(" | ")} |`);
+  }
+  out.push("");
+
+  const memcpy = native.bigOutput?.memcpy_us;
+  out.push("64 MiB FP32 output (identity_fp32), µs per read (ratio: C memcpy / binding):");
+  out.push("");
+  out.push(`| read | C | ${present.join(" | ")} |`);
+  out.push(`|---|--:|${present.map(() => "--:").join("|")}|`);
+  const big = (field) =>
+    present.map((r) => {
+      const b = bindings[r].bigOutput?.[field];
+      const q = ratio(memcpy, b, true);
+      return b === undefined ? "—" : `${fmt(b)} (${q === undefined ? "—" : q.toFixed(1)}×)`;
+    });
+  out.push(`| zero-copy view (\`tensor.data\`) | — | ${big("view_us").join(" | ")} |`);
+  out.push(
+    `| copied (\`tensor.copy()\`) vs libc memcpy | ${fmt(memcpy)} | ${
+      big("copy_us").join(" | ")
+    } |`,
+  );
+  out.push("");
+
+  if (Object.keys(jsCallbacks ?? {}).length > 0) {
+    out.push(
+      "The same binding with `TRITONFFI_CALLBACKS=js` (JS callbacks that Triton's threads wait on):",
+    );
+    out.push("");
+    out.push(`| scenario | C hand-off | ${present.join(" | ")} |`);
+    out.push(`|---|--:|${present.map(() => "--:").join("|")}|`);
+    for (const [key, field, label, lower] of [ROWS[0], ROWS[5]]) {
+      const c = value(native.handoff[key], field);
+      const cells = present.map((r) => {
+        const b = value(jsCallbacks[r]?.[key], field);
+        const q = ratio(c, b, lower);
+        return b === undefined ? "—" : `${fmt(b)} (${q === undefined ? "—" : q.toFixed(2)}×)`;
+      });
+      out.push(`| ${label} | ${fmt(c)} | ${cells.join(" | ")} |`);
+    }
+    out.push("");
+  }
+  return out.join("\n") + "\n";
+}

@@ -1,0 +1,179 @@
+/**
+ * The Linux calls behind the native fast path, through libc FFI: pages for the completion ring and
+ * for generated code (`mmap`, `mprotect`: written while read+write, then switched to read+execute,
+ * never both), and the consumer's wake-up file descriptor: a `pipe` watched by the event loop, or
+ * an `eventfd` read by a blocking `read` made off the JS thread (Deno `nonblocking`, koffi
+ * `fn.async`).
+ *
+ * @module
+ */
+import { LIBC_PATH } from "./libc.ts";
+import { runtimeName } from "./runtime.ts";
+import type { SymbolDef } from "./symbols.ts";
+import type { FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
+
+/** The libc functions used here. */
+export const osSymbols = {
+  mmap: {
+    parameters: [
+      "ptr", // void* addr
+      "usize", // size_t length
+      "i32", // int prot
+      "i32", // int flags
+      "i32", // int fd
+      "i64", // off_t offset
+    ],
+    result: "ptr", // void*
+    since: 0,
+  },
+  mprotect: {
+    parameters: [
+      "ptr", // void* addr
+      "usize", // size_t len
+      "i32", // int prot
+    ],
+    result: "i32", // int
+    since: 0,
+  },
+  munmap: {
+    parameters: [
+      "ptr", // void* addr
+      "usize", // size_t length
+    ],
+    result: "i32", // int
+    since: 0,
+  },
+  eventfd: {
+    parameters: [
+      "u32", // unsigned int initval
+      "i32", // int flags
+    ],
+    result: "i32", // int
+    since: 0,
+  },
+  pipe2: {
+    parameters: [
+      "buf", // int pipefd[2]
+      "i32", // int flags
+    ],
+    result: "i32", // int
+    since: 0,
+  },
+  write: {
+    parameters: [
+      "i32", // int fd
+      "buf", // const void* buf
+      "usize", // size_t count
+    ],
+    result: "i64", // ssize_t
+    since: 0,
+  },
+  read: {
+    parameters: [
+      "i32", // int fd
+      "buf", // void* buf
+      "usize", // size_t count
+    ],
+    result: "i64", // ssize_t
+    since: 0,
+    mayBlock: true, // blocks until the eventfd is written: runs off the JS thread
+  },
+} as const satisfies Record<string, SymbolDef>;
+
+const PROT_READ = 0x1;
+const PROT_WRITE = 0x2;
+const PROT_EXEC = 0x4;
+const MAP_PRIVATE = 0x02;
+const MAP_ANONYMOUS = 0x20;
+/** `EFD_CLOEXEC` and `O_CLOEXEC` (the same value on Linux). */
+const EFD_CLOEXEC = 0o2000000;
+/** Page size assumed for code (4 KiB on x86-64 Linux; mmap rounds lengths up anyway). */
+export const PAGE_SIZE = 4096;
+
+let opened: OpenedLibrary<typeof osSymbols> | undefined;
+
+/** libc's calls of {@link osSymbols}, bound once. */
+export function os(ffi: FfiRuntime): OpenedLibrary<typeof osSymbols> {
+  opened ??= ffi.open(LIBC_PATH, osSymbols);
+  return opened;
+}
+
+/** Why executable memory was refused (SELinux `execmem`, PaX, a seccomp policy...). */
+export class ExecMemoryError extends Error {
+  override name = "ExecMemoryError";
+}
+
+/** Whether an `mmap` result is `MAP_FAILED` ((void*)-1). */
+function mapFailed(ffi: FfiRuntime, p: Ptr): boolean {
+  return ffi.isNull(p) || ffi.address(p) >= 2 ** 63;
+}
+
+/**
+ * Maps `length` bytes of zeroed private read+write memory, never unmapped (the ring and the code
+ * live as long as the process: Triton's threads may use them until it exits).
+ * @throws {Error} when mmap fails.
+ */
+export function mapMemory(ffi: FfiRuntime, length: number): Ptr {
+  const p = os(ffi).sync.mmap(
+    ffi.NULL,
+    length,
+    PROT_READ | PROT_WRITE,
+    MAP_PRIVATE | MAP_ANONYMOUS,
+    -1,
+    0,
+  );
+  if (mapFailed(ffi, p)) throw new Error(`mmap of ${length} bytes failed`);
+  return p;
+}
+
+/**
+ * Places machine code in fresh pages: maps them read+write, writes `generate(address)` (code made
+ * for the address it will run at), then makes them read+execute. The pages are never writable and
+ * executable at once.
+ * @throws {ExecMemoryError} when the system refuses executable memory.
+ */
+export function placeCode(
+  ffi: FfiRuntime,
+  length: number,
+  generate: (address: bigint) => Uint8Array,
+): Ptr {
+  const { sync } = os(ffi);
+  const p = mapMemory(ffi, length);
+  const code = generate(BigInt(ffi.address(p)));
+  if (code.length > length) throw new Error(`${code.length} bytes of code exceed ${length}`);
+  new Uint8Array(ffi.view(p, length)).set(code);
+  if (sync.mprotect(p, length, PROT_READ | PROT_EXEC) !== 0) {
+    sync.munmap(p, length);
+    throw new ExecMemoryError("mprotect(PROT_READ | PROT_EXEC) was refused");
+  }
+  return p;
+}
+
+/** A new blocking eventfd (close-on-exec). @throws {Error} when eventfd fails. */
+export function createEventfd(ffi: FfiRuntime): number {
+  const fd = os(ffi).sync.eventfd(0, EFD_CLOEXEC);
+  if (fd < 0) throw new Error("eventfd failed");
+  return fd;
+}
+
+/** A new pipe (close-on-exec): `[read end, write end]`. @throws {Error} when pipe2 fails. */
+export function createPipe(ffi: FfiRuntime): [number, number] {
+  const fds = new Int32Array(2);
+  if (os(ffi).sync.pipe2(fds, EFD_CLOEXEC) !== 0) throw new Error("pipe2 failed");
+  return [fds[0], fds[1]];
+}
+
+/** The CPU architecture, as Linux names it (`x86_64`, `aarch64`, …), and whether this is Linux. */
+export function platform(): { arch: string; linux: boolean } {
+  const deno = (globalThis as { Deno?: { build: { arch: string; os: string } } }).Deno;
+  if (runtimeName() === "deno" && deno) {
+    return { arch: deno.build.arch, linux: deno.build.os === "linux" };
+  }
+  const proc = (globalThis as { process?: { arch: string; platform: string } }).process;
+  const arch = proc?.arch === "x64"
+    ? "x86_64"
+    : proc?.arch === "arm64"
+    ? "aarch64"
+    : String(proc?.arch);
+  return { arch, linux: proc?.platform === "linux" };
+}

@@ -1,0 +1,34 @@
+/**
+ * Places the generated x86-64 thunks in executable memory and returns their function pointers.
+ *
+ * @module
+ */
+import { PAGE_SIZE, placeCode } from "../os.ts";
+import type { FfiRuntime, Ptr } from "../types.ts";
+import { generateX8664, type ThunkEntries, type ThunkTargets } from "./x86_64.ts";
+
+/** A function pointer per thunk. */
+export type ThunkPointers = { readonly [K in keyof ThunkEntries]: Ptr };
+
+/**
+ * Generates the thunks for `targets` at a fresh page and makes it read+execute (never unmapped:
+ * Triton's threads may call them until the process exits).
+ * @throws {ExecMemoryError} when executable memory is refused.
+ */
+export function installThunks(
+  ffi: FfiRuntime,
+  targets: Omit<ThunkTargets, "base">,
+): ThunkPointers {
+  let entries: ThunkEntries | undefined;
+  const page = placeCode(ffi, PAGE_SIZE, (base) => {
+    const generated = generateX8664({ ...targets, base });
+    entries = generated.entries;
+    return generated.code;
+  });
+  const base = ffi.address(page);
+  const pointers: Record<string, Ptr> = {};
+  for (const [name, offset] of Object.entries(entries!)) {
+    pointers[name] = ffi.fromAddress(base + offset);
+  }
+  return pointers as ThunkPointers;
+}

@@ -1,0 +1,260 @@
+/**
+ * A tiny x86-64 encoder: exactly the instructions the thunks in `x86_64.ts` use, nothing more.
+ *
+ * Each method appends one instruction. Operands are register numbers ({@link R}) or a memory
+ * operand `{ base, disp }` (`[base + disp]`, no index register). Jumps are short (rel8) and refer
+ * to labels resolved by {@link X64.finish}. Encodings follow the Intel SDM, volume 2: an optional
+ * REX prefix `0100WRXB` (W = 64-bit operand, R/B extend the ModRM reg/rm fields to r8–r15), the
+ * opcode, a ModRM byte `mod:2 reg:3 rm:3`, a SIB byte when rm is rsp/r12, then displacement and
+ * immediate, little-endian.
+ *
+ * @module
+ */
+
+/** Register numbers as the encodings use them. */
+export const R = {
+  rax: 0,
+  rcx: 1,
+  rdx: 2,
+  rbx: 3,
+  rsp: 4,
+  rbp: 5,
+  rsi: 6,
+  rdi: 7,
+  r8: 8,
+  r9: 9,
+  r10: 10,
+  r11: 11,
+} as const;
+
+/** A register number (0–15). */
+export type Reg = number;
+
+/** A memory operand `[base + disp]`. */
+export interface Mem {
+  readonly base: Reg;
+  readonly disp: number;
+}
+
+/** Condition codes for `jcc` (the low nibble of opcode 0x70+cc). */
+export const Cond = { e: 0x4, ne: 0x5 } as const;
+
+/** An x86-64 code buffer with labels and rel8 jumps. */
+export class X64 {
+  readonly #bytes: number[] = [];
+  readonly #labels = new Map<string, number>();
+  readonly #fixups: { at: number; label: string }[] = [];
+
+  /** Current offset. */
+  get offset(): number {
+    return this.#bytes.length;
+  }
+
+  /** Marks the current offset as `name`. */
+  label(name: string): void {
+    if (this.#labels.has(name)) throw new Error(`label ${name} defined twice`);
+    this.#labels.set(name, this.#bytes.length);
+  }
+
+  /** Offset of a defined label. */
+  at(name: string): number {
+    const o = this.#labels.get(name);
+    if (o === undefined) throw new Error(`label ${name} is not defined`);
+    return o;
+  }
+
+  /** Appends raw bytes (data such as a NUL-terminated message). */
+  bytes(data: ArrayLike<number>): void {
+    for (let i = 0; i < data.length; i++) this.#bytes.push(data[i] & 0xff);
+  }
+
+  /** Resolves jumps and returns the machine code. */
+  finish(): Uint8Array {
+    for (const { at, label } of this.#fixups) {
+      const rel = this.at(label) - (at + 1);
+      if (rel < -128 || rel > 127) throw new Error(`jump to ${label} out of rel8 range`);
+      this.#bytes[at] = rel & 0xff;
+    }
+    return Uint8Array.from(this.#bytes);
+  }
+
+  // ---- encoding helpers ----
+
+  #imm(value: number | bigint, size: 1 | 4 | 8): void {
+    let v = BigInt.asUintN(size * 8, BigInt(value));
+    for (let i = 0; i < size; i++) {
+      this.#bytes.push(Number(v & 0xffn));
+      v >>= 8n;
+    }
+  }
+
+  /** REX prefix when needed: W for 64-bit operands, R for reg ≥ 8, B for rm/base ≥ 8. */
+  #rex(w: boolean, reg: Reg, rm: Reg): void {
+    const rex = 0x40 | (w ? 8 : 0) | (reg >= 8 ? 4 : 0) | (rm >= 8 ? 1 : 0);
+    if (rex !== 0x40) this.#bytes.push(rex);
+  }
+
+  /** ModRM (and SIB, displacement) for `reg` and a register or memory operand. */
+  #modrm(reg: Reg, rm: Reg | Mem): void {
+    if (typeof rm === "number") {
+      this.#bytes.push(0xc0 | ((reg & 7) << 3) | (rm & 7)); // mod 11: register direct
+      return;
+    }
+    const base = rm.base & 7;
+    // mod 00 = no displacement (except base rbp/r13, which mean RIP/disp32 there), 01 = disp8,
+    // 10 = disp32.
+    const mod = rm.disp === 0 && base !== 5 ? 0 : rm.disp >= -128 && rm.disp <= 127 ? 1 : 2;
+    this.#bytes.push((mod << 6) | ((reg & 7) << 3) | base);
+    if (base === 4) this.#bytes.push(0x24); // rsp/r12 as base needs a SIB byte: no index
+    if (mod === 1) this.#imm(rm.disp, 1);
+    if (mod === 2) this.#imm(rm.disp, 4);
+  }
+
+  /** `[prefixes] [REX] opcode ModRM…` for an instruction with a reg field and an r/m operand. */
+  #op(opcode: number[], w: boolean, reg: Reg, rm: Reg | Mem, prefix: number[] = []): void {
+    this.#bytes.push(...prefix);
+    this.#rex(w, reg, typeof rm === "number" ? rm : rm.base);
+    this.#bytes.push(...opcode);
+    this.#modrm(reg, rm);
+  }
+
+  // ---- instructions ----
+
+  /** `endbr64` (F3 0F 1E FA): a valid indirect-branch target under Intel CET. */
+  endbr64(): void {
+    this.#bytes.push(0xf3, 0x0f, 0x1e, 0xfa);
+  }
+
+  /** `mov r32, imm32` (B8+r id); zero-extends into the 64-bit register. */
+  movImm32(dst: Reg, imm: number): void {
+    this.#rex(false, 0, dst);
+    this.#bytes.push(0xb8 + (dst & 7));
+    this.#imm(imm, 4);
+  }
+
+  /** `movabs r64, imm64` (REX.W B8+r io). */
+  movImm64(dst: Reg, imm: bigint): void {
+    this.#rex(true, 0, dst);
+    this.#bytes.push(0xb8 + (dst & 7));
+    this.#imm(imm, 8);
+  }
+
+  /** `mov r/m, reg` (89 /r), 32- or 64-bit. */
+  mov(dst: Reg | Mem, src: Reg, w: boolean): void {
+    this.#op([0x89], w, src, dst);
+  }
+
+  /** `mov r64, [mem]` (REX.W 8B /r). */
+  load64(dst: Reg, src: Mem): void {
+    this.#op([0x8b], true, dst, src);
+  }
+
+  /** `mov dword/qword [mem], imm32` (C7 /0 id; sign-extended for qword). */
+  storeImm(dst: Mem, imm: number, w: boolean): void {
+    this.#op([0xc7], w, 0, dst);
+    this.#imm(imm, 4);
+  }
+
+  /** `lock xadd [mem], r64` (F0 REX.W 0F C1 /r): atomically `tmp = [mem]; [mem] += r; r = tmp`. */
+  lockXadd64(dst: Mem, src: Reg): void {
+    this.#op([0x0f, 0xc1], true, src, dst, [0xf0]);
+  }
+
+  /** `xchg [mem], r32` (87 /r): atomic swap, implicitly locked (a full memory barrier). */
+  xchg32(dst: Mem, src: Reg): void {
+    this.#op([0x87], false, src, dst);
+  }
+
+  /** `and r32, imm32` (81 /4 id). */
+  andImm32(dst: Reg, imm: number): void {
+    this.#op([0x81], false, 4, dst);
+    this.#imm(imm, 4);
+  }
+
+  /** `shl r64, imm8` (REX.W C1 /4 ib). */
+  shl64(dst: Reg, imm: number): void {
+    this.#op([0xc1], true, 4, dst);
+    this.#imm(imm, 1);
+  }
+
+  /** `add r64, r64` (REX.W 01 /r). */
+  add64(dst: Reg, src: Reg): void {
+    this.#op([0x01], true, src, dst);
+  }
+
+  /** `cmp r/m32, r32` (39 /r). */
+  cmp32(a: Reg | Mem, b: Reg): void {
+    this.#op([0x39], false, b, a);
+  }
+
+  /** `cmp r/m, imm8` (83 /7 ib, sign-extended), 32- or 64-bit. */
+  cmpImm8(a: Reg | Mem, imm: number, w: boolean): void {
+    this.#op([0x83], w, 7, a);
+    this.#imm(imm, 1);
+  }
+
+  /** `test r, r` (85 /r), 32- or 64-bit. */
+  test(a: Reg, b: Reg, w: boolean): void {
+    this.#op([0x85], w, b, a);
+  }
+
+  /** `xor r32, r32` (31 /r); `xor eax, eax` zeroes rax. */
+  xor32(dst: Reg, src: Reg): void {
+    this.#op([0x31], false, src, dst);
+  }
+
+  /** `inc r32` (FF /0). */
+  inc32(dst: Reg): void {
+    this.#op([0xff], false, 0, dst);
+  }
+
+  /** `push r64` (50+r). */
+  push(r: Reg): void {
+    this.#rex(false, 0, r);
+    this.#bytes.push(0x50 + (r & 7));
+  }
+
+  /** `push imm8` (6A ib): pushes the sign-extended value as a qword. */
+  pushImm8(imm: number): void {
+    this.#bytes.push(0x6a);
+    this.#imm(imm, 1);
+  }
+
+  /** `pop r64` (58+r). */
+  pop(r: Reg): void {
+    this.#rex(false, 0, r);
+    this.#bytes.push(0x58 + (r & 7));
+  }
+
+  /** `call r64` (FF /2). */
+  callReg(r: Reg): void {
+    this.#op([0xff], false, 2, r);
+  }
+
+  /** `jmp r64` (FF /4). */
+  jmpReg(r: Reg): void {
+    this.#op([0xff], false, 4, r);
+  }
+
+  /** `jmp rel8` (EB cb). */
+  jmp(label: string): void {
+    this.#bytes.push(0xeb, 0);
+    this.#fixups.push({ at: this.#bytes.length - 1, label });
+  }
+
+  /** `jcc rel8` (70+cc cb). */
+  jcc(cond: number, label: string): void {
+    this.#bytes.push(0x70 + cond, 0);
+    this.#fixups.push({ at: this.#bytes.length - 1, label });
+  }
+
+  /** `syscall` (0F 05): number in eax, arguments in rdi, rsi, rdx; clobbers rax, rcx, r11. */
+  syscall(): void {
+    this.#bytes.push(0x0f, 0x05);
+  }
+
+  /** `ret` (C3). */
+  ret(): void {
+    this.#bytes.push(0xc3);
+  }
+}

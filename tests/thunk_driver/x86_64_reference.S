@@ -1,0 +1,158 @@
+# The reference for ffi/thunks/x86_64.ts, in GNU assembler syntax (AT&T operand order).
+# tests/thunks.test.ts holds the listing of this file, assembled with the constants below:
+#   as --64 -o /tmp/ref.o tests/thunk_driver/x86_64_reference.S && objdump -d /tmp/ref.o
+# The generator must produce the same bytes for the same constants (see LISTING_TARGETS there).
+        .set RING,         0x0000111122223300
+        .set SLOTS,        RING + 128
+        .set MASK,         1023
+        .set EVENTFD,      7
+        .set MALLOC,       0x00007f0000001000
+        .set FREE,         0x00007f0000002000
+        .set ERROR_NEW,    0x00007f0000003000
+        .set SET_TYPE,     0x00007f0000004000
+        .set SET_TYPE_ID,  0x00007f0000005000
+        .set JS_ALLOC,     0x00007f0000006000
+        .set JS_RELEASE,   0x00007f0000007000
+        .set JS_QUERY,     0x00007f0000008000
+        .set JS_ATTRS,     0x00007f0000009000
+        .set BASE,         0x00007f000000a000
+        .set INTERNAL,     1
+
+        .text
+response_complete:
+        endbr64
+        mov     $1, %r8d
+        jmp     push
+request_release:
+        endbr64
+        mov     $2, %r8d
+push:
+        movabs  $RING, %r9
+        mov     $1, %eax
+        lock xadd %rax, (%r9)
+        mov     %eax, %r10d
+        and     $MASK, %r10d
+        shl     $5, %r10
+        movabs  $SLOTS, %r11
+        add     %r11, %r10
+wait:
+        cmp     %eax, (%r10)
+        je      claimed
+        push    %rax
+        mov     $24, %eax
+        syscall
+        pop     %rax
+        jmp     wait
+claimed:
+        mov     %rdi, 16(%r10)
+        mov     %rdx, 24(%r10)
+        mov     %esi, 8(%r10)
+        mov     %r8d, 4(%r10)
+        inc     %eax
+        xchg    %eax, (%r10)
+        cmpl    $0, 64(%r9)
+        jne     wake
+        ret
+wake:
+        xor     %eax, %eax
+        xchg    %eax, 64(%r9)
+        test    %eax, %eax
+        je      woken
+        push    $1
+        mov     $1, %eax
+        mov     $EVENTFD, %edi
+        mov     %rsp, %rsi
+        mov     $8, %edx
+        syscall
+        pop     %rax
+woken:
+        ret
+
+alloc:
+        endbr64
+        test    %r9, %r9
+        je      alloc_cpu
+        movabs  $JS_ALLOC, %rax
+        jmp     *%rax
+alloc_cpu:
+        push    %rbx
+        mov     %rdx, %rdi
+        test    %rdi, %rdi
+        jne     alloc_sized
+        mov     $1, %edi
+alloc_sized:
+        movabs  $MALLOC, %rax
+        call    *%rax
+        test    %rax, %rax
+        je      alloc_failed
+        mov     16(%rsp), %rcx
+        mov     %rax, (%rcx)
+        mov     24(%rsp), %rcx
+        movq    $1, (%rcx)
+        mov     32(%rsp), %rcx
+        movl    $0, (%rcx)
+        mov     40(%rsp), %rcx
+        movq    $0, (%rcx)
+        xor     %eax, %eax
+        pop     %rbx
+        ret
+alloc_failed:
+        mov     $INTERNAL, %edi
+        movabs  $BASE + (message - response_complete), %rsi
+        movabs  $ERROR_NEW, %rax
+        call    *%rax
+        pop     %rbx
+        ret
+
+release:
+        endbr64
+        cmp     $1, %rdx
+        je      release_cpu
+        movabs  $JS_RELEASE, %rax
+        jmp     *%rax
+release_cpu:
+        push    %rbx
+        mov     %rsi, %rdi
+        movabs  $FREE, %rax
+        call    *%rax
+        xor     %eax, %eax
+        pop     %rbx
+        ret
+
+query:
+        endbr64
+        test    %rsi, %rsi
+        je      query_cpu
+        movabs  $JS_QUERY, %rax
+        jmp     *%rax
+query_cpu:
+        movl    $0, (%r8)
+        movq    $0, (%r9)
+        xor     %eax, %eax
+        ret
+
+buffer_attributes:
+        endbr64
+        cmp     $1, %r8
+        je      attributes_cpu
+        movabs  $JS_ATTRS, %rax
+        jmp     *%rax
+attributes_cpu:
+        push    %rbx
+        mov     %rdx, %rbx
+        mov     %rdx, %rdi
+        xor     %esi, %esi
+        movabs  $SET_TYPE, %rax
+        call    *%rax
+        test    %rax, %rax
+        jne     attributes_done
+        mov     %rbx, %rdi
+        xor     %esi, %esi
+        movabs  $SET_TYPE_ID, %rax
+        call    *%rax
+attributes_done:
+        pop     %rbx
+        ret
+
+message:
+        .asciz  "malloc of an output buffer failed"

@@ -6,7 +6,7 @@
 // the project's fake core (tests/fake_core, built into .build/fake_core/). Plain Node ESM.
 //
 // Environment: BENCH_DURATION_MS (per timed run, default 1000), BENCH_RUNTIMES (default
-// "deno,bun,node"), BENCH_ROUNDS (rounds, best figures kept; default 1).
+// "deno,bun,node"), BENCH_ROUNDS (rounds, best figures kept; default 2).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -21,7 +21,7 @@ mkdirSync(build, { recursive: true });
 mkdirSync(results, { recursive: true });
 const env = { ...process.env };
 const ms = env.BENCH_DURATION_MS ?? "1000";
-const rounds = Number(env.BENCH_ROUNDS ?? 1);
+const rounds = Number(env.BENCH_ROUNDS ?? 2);
 const models = join(root, "tests", "models");
 const started = Date.now();
 

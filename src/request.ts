@@ -170,32 +170,28 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
           BigInt(tensor.shape.length),
         ),
       );
+      // Inputs are read in place: a device address, or JS memory kept alive until release.
+      let base: Ptr;
+      let byteSize: number;
       if (tensor.memoryType === "GPU") {
-        check(
-          lib,
-          api.TRITONSERVER_InferenceRequestAppendInputData(
-            request,
-            name,
-            ffi.fromAddress(tensor.devicePointer!),
-            BigInt(tensor.byteSize),
-            MemoryType.GPU,
-            BigInt(tensor.memoryTypeId),
-          ),
-        );
-        continue;
+        base = ffi.fromAddress(tensor.devicePointer!);
+        byteSize = tensor.byteSize;
+      } else {
+        const bytes = tensor.toBytes();
+        keep.push(bytes);
+        base = ffi.addressOf(bytes);
+        byteSize = bytes.byteLength;
       }
-      const bytes = tensor.toBytes();
-      keep.push(bytes);
-      if (bytes.byteLength > 0) {
+      if (byteSize > 0) {
         check(
           lib,
           api.TRITONSERVER_InferenceRequestAppendInputData(
             request,
             name,
-            ffi.addressOf(bytes),
-            BigInt(bytes.byteLength),
-            MemoryType.CPU,
-            0n,
+            base,
+            BigInt(byteSize),
+            MemoryType[tensor.memoryType],
+            BigInt(tensor.memoryTypeId),
           ),
         );
       }

@@ -10,7 +10,7 @@
  */
 import { API_VERSION } from "./enums.ts";
 import { LIBC_PATH, libcSymbols, RTLD_NODELETE, RTLD_NOLOAD, RTLD_NOW } from "./libc.ts";
-import { env, ffiRuntime } from "./runtime.ts";
+import { deniedEnv, env, ffiRuntime } from "./runtime.ts";
 import { type SymbolDef, symbols } from "./symbols.ts";
 import type { AsyncFns, FfiRuntime, OpenedLibrary, Ptr, SyncFns } from "./types.ts";
 
@@ -103,9 +103,11 @@ async function open(explicit?: string): Promise<TritonLibrary> {
     }
     return bind(ffi, path, version);
   }
+  const hint = deniedEnv.has("TRITONSERVER_LIB")
+    ? "TRITONSERVER_LIB could not be read: run Deno with --allow-env."
+    : "Set TRITONSERVER_LIB to the library's path.";
   throw new LibraryLoadError(
-    `Cannot load libtritonserver.so. Tried:\n  ${tried.join("\n  ")}\n` +
-      "Set TRITONSERVER_LIB to the library's path.",
+    `Cannot load libtritonserver.so. Tried:\n  ${tried.join("\n  ")}\n${hint}`,
     { cause: lastError },
   );
 }

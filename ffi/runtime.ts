@@ -29,6 +29,9 @@ export function ffiRuntime(): Promise<FfiRuntime> {
   return current;
 }
 
+/** Variables the runtime refused to read (Deno without `--allow-env`). */
+export const deniedEnv: Set<string> = new Set();
+
 /** Reads an environment variable on any runtime (`undefined` where unset or not permitted). */
 export function env(name: string): string | undefined {
   const deno = (globalThis as { Deno?: { env: { get(n: string): string | undefined } } }).Deno;
@@ -36,6 +39,7 @@ export function env(name: string): string | undefined {
     try {
       return deno.env.get(name);
     } catch {
+      deniedEnv.add(name);
       return undefined;
     }
   }

@@ -5,6 +5,7 @@ import { skip, test } from "./harness.ts";
 import {
   collect,
   fakeCuda,
+  fakeProbe,
   isFakeCore,
   liveCounter,
   runScript,
@@ -30,6 +31,21 @@ test("outputMemory cpu (default): outputs are zero-copy views of host memory", a
     assert.equal(out.isView, true);
     assert.equal(out.byteSize, 12);
     assert.deepEqual(Array.from(out.data as Int32Array), [1, 2, 3]);
+  }
+});
+
+test("zero-copy: an output is a view of the allocator's buffer; an input's address reaches the core", async () => {
+  const probe = await fakeProbe();
+  if (!probe) skip("needs the fake core's address probes");
+  const server = await sharedServer();
+  const { ffi } = await loadTriton();
+  const input = new Int32Array([3, 1, 4, 1]);
+  const inputs = { INPUT0: { dtype: "INT32" as const, shape: [1, 4], data: input } };
+  for await (const r of server.model("identity_int32").infer({ inputs })) {
+    assert.equal(probe.lastInput(), ffi.address(ffi.addressOf(input)), "input passed in place");
+    const out = r.outputs.OUTPUT0.data as Int32Array;
+    assert.deepEqual(Array.from(out), [3, 1, 4, 1]);
+    assert.equal(ffi.address(ffi.addressOf(out)), probe.lastOutput(), "output not copied");
   }
 });
 

@@ -44,6 +44,9 @@ typedef enum {
 } fc_kind;
 
 void fc_count_inc(fc_kind kind);
+/* probe.c: addresses recorded for the zero-copy tests. */
+void fc_probe_input(const void* base);
+void fc_probe_output(const void* buffer);
 void fc_count_dec(fc_kind kind);
 
 /* ------------------------------------------------------------------ */

@@ -517,6 +517,7 @@ TRITONSERVER_InferenceRequestAppendInputData(
   if (byte_size > 0) { /* the caller's memory is referenced, not copied */
     bufs_push(&in->data, base, byte_size, memory_type, memory_type_id);
   }
+  fc_probe_input(base);
   return NULL;
 }
 

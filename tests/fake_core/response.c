@@ -104,6 +104,7 @@ fc_response_output(
         name, byte_size);
   }
   o->buffer = buf;
+  fc_probe_output(buf);
   o->buffer_userp = buf_userp;
   o->byte_size = byte_size;
   o->memory_type = actual_type;

@@ -157,3 +157,23 @@ export async function runScript(
   });
   return { code: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
 }
+
+const probeSymbols = {
+  FAKECORE_LastInputBase: { parameters: [], result: "ptr", since: 0 },
+  FAKECORE_LastOutputBuffer: { parameters: [], result: "ptr", since: 0 },
+} as const;
+
+/** The fake core's address probes (the last input base appended, the last output buffer the
+ * allocator handed out), or undefined against a real core. */
+export async function fakeProbe(): Promise<
+  { lastInput(): number; lastOutput(): number } | undefined
+> {
+  const path = env("TRITONSERVER_LIB");
+  if (!path || !(await isFakeCore())) return undefined;
+  const ffi = await ffiRuntime();
+  const lib = ffi.open(path, probeSymbols).sync;
+  return {
+    lastInput: () => ffi.address(lib.FAKECORE_LastInputBase()),
+    lastOutput: () => ffi.address(lib.FAKECORE_LastOutputBuffer()),
+  };
+}

@@ -13,7 +13,7 @@ import { ResponseCompleteFlag } from "../ffi/enums.ts";
 import * as keepalive from "../ffi/keepalive.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
-import { TritonError } from "./errors.ts";
+import { discard, TritonError } from "./errors.ts";
 import { CudaMemcpyKind } from "../ffi/cuda.ts";
 import { type DeviceToHost, type InferResponse, readResponse } from "./response.ts";
 
@@ -170,8 +170,7 @@ export class InflightTable {
   cancel(state: InflightRequest): void {
     state.abandoned = true;
     if (!state.released) {
-      const err = this.lib.api.TRITONSERVER_InferenceRequestCancel(state.request);
-      if (!this.lib.ffi.isNull(err)) this.lib.api.TRITONSERVER_ErrorDelete(err);
+      discard(this.lib, this.lib.api.TRITONSERVER_InferenceRequestCancel(state.request));
     }
   }
 

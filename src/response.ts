@@ -8,7 +8,7 @@ import { type MemoryTypeName, ParameterType } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { dataTypeName } from "./dtypes.ts";
-import { errorFromPtr, TritonError } from "./errors.ts";
+import { check, errorFromPtr, TritonError } from "./errors.ts";
 import { Tensor } from "./tensor.ts";
 
 /** A response parameter's value: STRING → string, INT → bigint, BOOL → boolean, DOUBLE → number,
@@ -193,10 +193,6 @@ export function readResponse(
     api.TRITONSERVER_InferenceResponseDelete(response);
     throw e;
   }
-}
-
-function check(lib: TritonLibrary, err: Ptr): void {
-  if (!lib.ffi.isNull(err)) throw errorFromPtr(lib, err, true);
 }
 
 function readParameters(lib: TritonLibrary, response: Ptr): Record<string, ParameterValue> {

@@ -366,7 +366,7 @@ export class Server {
     // Loads and unloads run on other threads and use the server: let them finish first.
     await Promise.allSettled([...this.#operations]);
     const stopErr = await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
-    if (!lib.ffi.isNull(stopErr)) lib.api.TRITONSERVER_ErrorDelete(stopErr);
+    discard(lib, stopErr);
     await this.#deleteServer();
     if (this.#allocator) {
       check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));

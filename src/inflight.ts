@@ -13,12 +13,10 @@ import { ResponseCompleteFlag } from "../ffi/enums.ts";
 import * as keepalive from "../ffi/keepalive.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
+import { deleteLater } from "./deferred_delete.ts";
 import { discard, TritonError } from "./errors.ts";
 import { CudaMemcpyKind } from "../ffi/cuda.ts";
-import { type DeviceToHost, type InferResponse, readResponse } from "./response.ts";
-
-/** What a waiting consumer gets: a response, or the end of the stream. */
-export type StreamItem = InferResponse | { readonly end: true; readonly error?: TritonError };
+import { type DeviceToHost, type InferResponse, readResponseFrom } from "./response.ts";
 
 /** One request between `TRITONSERVER_ServerInferAsync` and its last completion. */
 export class InflightRequest {
@@ -36,12 +34,15 @@ export class InflightRequest {
   released = false;
   /** Whether the consumer left; later responses are deleted unread. */
   abandoned = false;
-  #items: StreamItem[] = [];
-  #wake: (() => void) | undefined;
-  #done: { promise: Promise<void>; resolve: () => void };
-
   /** A user queue that also receives each response. */
   readonly queue: { push(response: InferResponse): unknown } | undefined;
+  /** Called when a response or the end becomes available (set by the stream). */
+  onReady: (() => void) | undefined;
+  #items: InferResponse[] = [];
+  #ended = false;
+  #endError: TritonError | undefined;
+  #finished = false;
+  #done: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     id: number,
@@ -55,47 +56,63 @@ export class InflightRequest {
     this.request = request;
     this.keep = keep;
     this.owner = owner;
-    let resolve!: () => void;
-    const promise = new Promise<void>((r) => (resolve = r));
-    this.#done = { promise, resolve };
   }
 
   /** Resolves once FINAL and release have both arrived. */
   get finished(): Promise<void> {
+    if (this.#finished) return Promise.resolve();
+    if (!this.#done) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#done = { promise, resolve };
+    }
     return this.#done.promise;
   }
 
-  /** Queues an item for the consumer (and the user queue). */
-  deliver(item: StreamItem): void {
-    if (this.abandoned) return;
-    if (this.queue && !("end" in item)) this.queue.push(item);
-    this.#items.push(item);
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+  /** Whether the stream has ended (FINAL, or {@link fail}); responses may still be queued. */
+  get ended(): boolean {
+    return this.#ended;
   }
 
-  /** The next item, waiting for one if none is queued. */
-  async next(): Promise<StreamItem> {
-    while (this.#items.length === 0) {
-      await new Promise<void>((r) => (this.#wake = r));
-    }
-    return this.#items.shift()!;
+  /** The error the stream ended with, if any. */
+  get endError(): TritonError | undefined {
+    return this.#endError;
+  }
+
+  /** The oldest response not yet taken, if any. */
+  take(): InferResponse | undefined {
+    return this.#items.length === 0 ? undefined : this.#items.shift();
+  }
+
+  /** Queues a response for the consumer (and the user queue). */
+  deliver(response: InferResponse): void {
+    this.queue?.push(response);
+    this.#items.push(response);
+    this.onReady?.();
+  }
+
+  /** Ends the stream (after the responses queued so far). */
+  end(error?: TritonError): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#endError = error;
+    this.onReady?.();
   }
 
   /** Ends the stream now with `error`; whatever is queued or still arrives is dropped. */
   fail(error: TritonError): void {
-    if (!this.queue) {
-      for (const item of this.#items) if (!("end" in item)) item.dispose();
-    }
+    if (!this.queue) { for (const item of this.#items) item.dispose(); }
     this.#items = [];
-    this.deliver({ end: true, error });
+    this.#ended = true;
+    this.#endError = error;
     this.abandoned = true;
+    this.onReady?.();
   }
 
   /** Marks the state complete. */
   finish(): void {
-    this.#done.resolve();
+    this.#finished = true;
+    this.#done?.resolve();
   }
 }
 
@@ -125,10 +142,20 @@ export class InflightTable {
     }
     return out;
   };
-  #nextId = 1;
+  /** `userp` pointers by id; id 0 is never handed out (it would be NULL). */
+  readonly #userps: Ptr[];
+  /** Ids not in use; reused first. */
+  readonly #freeIds: number[] = [];
+  readonly #deleteRequest = (request: Ptr) => {
+    this.lib.api.TRITONSERVER_InferenceRequestDelete(request);
+  };
+  /** What every response read through this table shares. */
+  readonly #source: { lib: TritonLibrary; deviceToHost: DeviceToHost };
 
   constructor(lib: TritonLibrary) {
     this.lib = lib;
+    this.#source = { lib, deviceToHost: this.#deviceToHost };
+    this.#userps = [lib.ffi.NULL];
     this.callbacks = callbackTable(lib);
     this.callbacks.setHandler((kind, object, flags, userp) =>
       this.#complete(kind, object, flags, userp)
@@ -140,12 +167,23 @@ export class InflightTable {
     return this.#byId.size;
   }
 
-  /** Reserves a `userp` id. */
+  /** Reserves a `userp` id: a freed one first (so their pointers are reused), else a new one. */
   reserveId(): number {
-    let id = this.#nextId;
-    while (this.#byId.has(id)) id = id >= 0x7fffffff ? 1 : id + 1;
-    this.#nextId = id >= 0x7fffffff ? 1 : id + 1;
-    return id;
+    const id = this.#freeIds.pop();
+    if (id !== undefined) return id;
+    const fresh = this.#userps.length;
+    this.#userps.push(this.lib.ffi.fromAddress(fresh));
+    return fresh;
+  }
+
+  /** Gives back an id that was reserved but never tracked. */
+  releaseId(id: number): void {
+    this.#freeIds.push(id);
+  }
+
+  /** The pointer Triton is given as `userp` for `id`. */
+  userp(id: number): Ptr {
+    return this.#userps[id];
   }
 
   /** Starts tracking a request that Triton accepted. */
@@ -158,6 +196,7 @@ export class InflightTable {
   /** Stops tracking a request: Triton did not accept it (the caller deletes it), or it is done. */
   untrack(state: InflightRequest): void {
     this.#byId.delete(state.id);
+    this.releaseId(state.id);
     state.owner.delete(state);
     state.finish();
     keepalive.release();
@@ -185,7 +224,7 @@ export class InflightTable {
     const state = this.#byId.get(userp);
     const { api, ffi } = this.lib;
     if (kind === CompletionKind.RELEASE) {
-      api.TRITONSERVER_InferenceRequestDelete(object);
+      deleteLater(this.#deleteRequest, object);
       if (!state) return;
       state.released = true;
       state.keep = [];
@@ -200,7 +239,7 @@ export class InflightTable {
           api.TRITONSERVER_InferenceResponseDelete(object);
         } else {
           try {
-            state.deliver(readResponse(this.lib, object, final, this.#deviceToHost));
+            state.deliver(readResponseFrom(this.#source, object, final));
           } catch (e) {
             state.fail(
               e instanceof TritonError ? e : new TritonError("INTERNAL", String(e), { cause: e }),
@@ -210,7 +249,7 @@ export class InflightTable {
       }
       if (final) {
         state.final = true;
-        state.deliver({ end: true });
+        state.end();
       }
     }
     if (state.final && state.released) this.untrack(state);

@@ -8,11 +8,13 @@ import { encodePolicy, PolicyKind } from "../ffi/allocator.ts";
 import { cudaLoadFailure } from "../ffi/cuda.ts";
 import { MemoryType, RequestFlag } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import { OutParams } from "../ffi/out_params.ts";
+import type { FfiRuntime, Ptr } from "../ffi/types.ts";
 import { DATA_TYPES } from "./dtypes.ts";
 import { check, TritonError } from "./errors.ts";
 import { InflightRequest, type InflightTable } from "./inflight.ts";
 import type { InferResponse } from "./response.ts";
+import { ResponseStream } from "./response_stream.ts";
 import { Tensor, type TensorLike } from "./tensor.ts";
 import { createTrace, type PendingTrace, type TraceOptions, traceSettings } from "./trace.ts";
 
@@ -114,18 +116,26 @@ export interface InferTarget {
   readonly version: number;
 }
 
-/** `TRITONSERVER_InferenceRequest**` out-parameter (own ArrayBuffer: see response.ts). */
-const out = new BigUint64Array(new ArrayBuffer(8));
+/** `TRITONSERVER_InferenceRequest**` out-parameter, in native memory (see out_params.ts). */
+let out: OutParams | undefined;
 
 /** Scratch shape arrays by rank, reused: Triton copies a shape during `AddInput`. */
-const shapes: BigInt64Array[] = [];
+const shapes: Int32Array[] = [];
 
-/** `dims` as the `int64_t` array `TRITONSERVER_InferenceRequestAddInput` reads. */
-function shapeArray(dims: readonly number[]): BigInt64Array {
-  const a = (shapes[dims.length] ??= new BigInt64Array(new ArrayBuffer(dims.length * 8)));
-  for (let i = 0; i < dims.length; i++) a[i] = BigInt(dims[i]);
+/** `dims` as the `int64_t` array `TRITONSERVER_InferenceRequestAddInput` reads, written as
+ * little-endian (low, high) 32-bit halves: no `BigInt` per dimension. */
+function shapeArray(dims: readonly number[]): Int32Array {
+  const a = (shapes[dims.length] ??= new Int32Array(new ArrayBuffer(dims.length * 8)));
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i];
+    a[2 * i] = d % 4294967296;
+    a[2 * i + 1] = Math.floor(d / 4294967296);
+  }
   return a;
 }
+
+/** Allocator policies as the pointers passed for `userp`, by policy. */
+const policyPointers = new Map<number, Ptr>();
 
 /**
  * Builds the native request, submits it with `TRITONSERVER_ServerInferAsync` and returns the
@@ -150,13 +160,15 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
       throw e;
     }
   });
+  out ??= new OutParams(ffi, 1);
   check(
     lib,
-    api.TRITONSERVER_InferenceRequestNew(out, server, target.model, BigInt(target.version)),
+    api.TRITONSERVER_InferenceRequestNew(out.slots[0], server, target.model, target.version),
   );
-  const request = ffi.fromAddress(out[0]);
-  const id = table.reserveId();
+  const request = out.pointer(0);
   const keep: unknown[] = [];
+  let id = 0;
+  let tracked = false;
   try {
     applyOptions(lib, request, req);
     for (const [name, tensor] of tensors) {
@@ -167,7 +179,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
           name,
           DATA_TYPES[tensor.dtype].code,
           shapeArray(tensor.shape),
-          BigInt(tensor.shape.length),
+          tensor.shape.length,
         ),
       );
       // Inputs are read in place: a device address, or JS memory kept alive until release.
@@ -189,17 +201,20 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
             request,
             name,
             base,
-            BigInt(byteSize),
+            byteSize,
             MemoryType[tensor.memoryType],
-            BigInt(tensor.memoryTypeId),
+            tensor.memoryTypeId,
           ),
         );
       }
     }
-    for (const name of req.outputs ?? []) {
-      check(lib, api.TRITONSERVER_InferenceRequestAddRequestedOutput(request, name));
+    if (req.outputs) {
+      for (const name of req.outputs) {
+        check(lib, api.TRITONSERVER_InferenceRequestAddRequestedOutput(request, name));
+      }
     }
-    const userp = ffi.fromAddress(id);
+    id = table.reserveId();
+    const userp = table.userp(id);
     check(
       lib,
       api.TRITONSERVER_InferenceRequestSetReleaseCallback(
@@ -213,7 +228,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
       api.TRITONSERVER_InferenceRequestSetResponseCallback(
         request,
         target.allocator,
-        policy === 0 ? ffi.NULL : ffi.fromAddress(policy),
+        policy === 0 ? ffi.NULL : policyPointer(ffi, policy),
         table.callbacks.responseComplete,
         userp,
       ),
@@ -223,6 +238,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
     const state = new InflightRequest(id, request, keep, target.requests, req.responseQueue);
     const trace: PendingTrace | undefined = tracing && createTrace(lib, tracing);
     table.add(state);
+    tracked = true;
     const err = api.TRITONSERVER_ServerInferAsync(server, request, trace?.pointer ?? ffi.NULL);
     if (!ffi.isNull(err)) {
       trace?.notSubmitted();
@@ -239,11 +255,18 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
         state.finished.then(() => signal.removeEventListener("abort", onAbort));
       }
     }
-    return stream(table, state, req.raiseOnError ?? true);
+    return new ResponseStream(table, state, req.raiseOnError ?? true);
   } catch (e) {
+    if (id !== 0 && !tracked) table.releaseId(id);
     api.TRITONSERVER_InferenceRequestDelete(request);
     throw e;
   }
+}
+
+function policyPointer(ffi: FfiRuntime, policy: number): Ptr {
+  let p = policyPointers.get(policy);
+  if (p === undefined) policyPointers.set(policy, p = ffi.fromAddress(policy));
+  return p;
 }
 
 function u64(name: string, value: number | bigint): bigint {
@@ -285,7 +308,8 @@ function applyOptions(lib: TritonLibrary, request: Ptr, req: InferRequest): void
   const flags = (req.sequenceStart ? RequestFlag.SEQUENCE_START : 0) |
     (req.sequenceEnd ? RequestFlag.SEQUENCE_END : 0);
   if (flags) check(lib, api.TRITONSERVER_InferenceRequestSetFlags(request, flags));
-  for (const [key, value] of Object.entries(req.parameters ?? {})) {
+  if (req.parameters === undefined) return;
+  for (const [key, value] of Object.entries(req.parameters)) {
     let err: Ptr;
     if (typeof value === "string") {
       err = api.TRITONSERVER_InferenceRequestSetStringParameter(request, key, value);
@@ -302,39 +326,5 @@ function applyOptions(lib: TritonLibrary, request: Ptr, req: InferRequest): void
       );
     }
     check(lib, err);
-  }
-}
-
-/**
- * The generator over one request's responses. Each response is disposed when the consumer asks
- * for the next one or leaves (unless a user queue also received it: then the queue's consumer
- * owns it). Leaving before FINAL cancels the request.
- */
-async function* stream(
-  table: InflightTable,
-  state: InflightRequest,
-  raiseOnError: boolean,
-): AsyncGenerator<InferResponse> {
-  const owned = state.queue === undefined;
-  let current: InferResponse | undefined;
-  try {
-    while (true) {
-      const item = await state.next();
-      if (owned) current?.dispose();
-      current = undefined;
-      if ("end" in item) {
-        if (item.error) throw item.error;
-        return;
-      }
-      if (item.error && raiseOnError) {
-        if (owned) item.dispose();
-        throw item.error;
-      }
-      current = item;
-      yield item;
-    }
-  } finally {
-    if (owned) current?.dispose();
-    if (!state.final) table.abort(state, new TritonError("CANCELLED", "the consumer left"));
   }
 }

@@ -8,8 +8,10 @@ import { type MemoryTypeName, ParameterType } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { dataTypeName } from "./dtypes.ts";
+import { deleteLater } from "./deferred_delete.ts";
 import { check, errorFromPtr, TritonError } from "./errors.ts";
 import { Tensor } from "./tensor.ts";
+import { OutParams } from "../ffi/out_params.ts";
 
 /** A response parameter's value: STRING → string, INT → bigint, BOOL → boolean, DOUBLE → number,
  * BYTES → Uint8Array (a copy). */
@@ -22,64 +24,118 @@ const unreleased = new FinalizationRegistry<{ lib: TritonLibrary; response: Ptr 
   ({ lib, response }) => lib.api.TRITONSERVER_InferenceResponseDelete(response),
 );
 
+/** What a response read from Triton needs until it is disposed. */
+interface NativeResponse {
+  readonly lib: TritonLibrary;
+  readonly deviceToHost: DeviceToHost | undefined;
+}
+
+/** The fields of a response copied into JS. */
+interface CopiedFields {
+  readonly model: { readonly name: string; readonly version: number };
+  readonly id: string;
+  readonly outputs: Readonly<Record<string, Tensor>>;
+  readonly parameters: Readonly<Record<string, ParameterValue>>;
+}
+
 /**
  * One response of an inference request.
  *
- * Host outputs are zero-copy views of the buffers Triton filled; they stay valid until the
- * response is disposed — by `dispose()`/`using`, or by the response generator moving on to the
- * next response. Reading an output after that throws; `copy()` keeps values longer.
+ * Its fields are read from Triton on first use and kept. Host outputs are zero-copy views of the
+ * buffers Triton filled; they stay valid until the response is disposed — by `dispose()`/`using`,
+ * or by the response generator moving on to the next response. Reading an output after that
+ * throws, and so does reading a field (`model`, `id`, `parameters`, `outputs`) for the first
+ * time; `copy()` keeps everything longer. `error` and `final` are always readable.
  */
 export class InferResponse implements Disposable {
-  /** Model that produced it. */
-  readonly model: { readonly name: string; readonly version: number };
-  /** The request id it answers (`""` where none was set). */
-  readonly id: string;
-  /** Output tensors by name. */
-  readonly outputs: Readonly<Record<string, Tensor>>;
-  /** Response parameters by name (`TRITONSERVER_InferenceResponseParameter`). */
-  readonly parameters: Readonly<Record<string, ParameterValue>>;
-  /** The error the response carries, if any (see `raiseOnError`). */
+  /** The error the response carries, if any (see `raiseOnError`;
+   * `TRITONSERVER_InferenceResponseError`). */
   readonly error?: TritonError;
   /** Whether this is the request's last response (`TRITONSERVER_RESPONSE_COMPLETE_FINAL`). */
   readonly final: boolean;
-  #lib: TritonLibrary | undefined;
+  #source: NativeResponse | undefined;
   #native: Ptr | undefined;
-  #lease = { disposed: false };
-  #views: ArrayBuffer[] = [];
+  #lease: { disposed: boolean } | undefined;
+  #views: ArrayBuffer[] | undefined;
+  #model: { readonly name: string; readonly version: number } | undefined;
+  #id: string | undefined;
+  #outputs: Readonly<Record<string, Tensor>> | undefined;
+  #parameters: Readonly<Record<string, ParameterValue>> | undefined;
 
   /** @internal Use {@link readResponse}. */
   constructor(
-    fields: {
-      model: { name: string; version: number };
-      id: string;
-      outputs: Record<string, Tensor>;
-      parameters: Record<string, ParameterValue>;
-      error?: TritonError;
-      final: boolean;
-    },
-    native?: {
-      lib: TritonLibrary;
-      response: Ptr;
-      lease: { disposed: boolean };
-      views: ArrayBuffer[];
-    },
+    final: boolean,
+    error: TritonError | undefined,
+    native?: { source: NativeResponse; response: Ptr },
+    copied?: CopiedFields,
   ) {
-    this.model = fields.model;
-    this.id = fields.id;
-    this.outputs = fields.outputs;
-    this.parameters = fields.parameters;
-    this.error = fields.error;
-    this.final = fields.final;
+    this.final = final;
+    if (error) this.error = error;
     if (native) {
-      this.#lib = native.lib;
+      this.#source = native.source;
       this.#native = native.response;
-      this.#lease = native.lease;
-      this.#views = native.views;
-      unreleased.register(this, { lib: native.lib, response: native.response }, this);
+      unreleased.register(this, { lib: native.source.lib, response: native.response }, this);
+    } else if (copied) {
+      this.#model = copied.model;
+      this.#id = copied.id;
+      this.#outputs = copied.outputs;
+      this.#parameters = copied.parameters;
     }
   }
 
-  /** Whether the native response has been released. */
+  /** Model that produced it (`TRITONSERVER_InferenceResponseModel`): the version is the one that
+   * ran, also when the request asked for -1.
+   * @throws {TritonError} UNAVAILABLE when first read after the response was disposed. */
+  get model(): { readonly name: string; readonly version: number } {
+    return (this.#model ??= readModel(...this.#open("model")));
+  }
+
+  /** The request id it answers, `""` where none was set (`TRITONSERVER_InferenceResponseId`).
+   * @throws {TritonError} UNAVAILABLE when first read after the response was disposed. */
+  get id(): string {
+    return (this.#id ??= readId(...this.#open("id")));
+  }
+
+  /** Response parameters by name (`TRITONSERVER_InferenceResponseParameter`).
+   * @throws {TritonError} UNAVAILABLE when first read after the response was disposed;
+   *   UNSUPPORTED for a parameter of a type the binding does not know. */
+  get parameters(): Readonly<Record<string, ParameterValue>> {
+    return (this.#parameters ??= readParameters(...this.#open("parameters")));
+  }
+
+  /** Output tensors by name (`TRITONSERVER_InferenceResponseOutput`); none when `error` is set.
+   * Host outputs are views of Triton's buffers, GPU outputs give their device address.
+   * @throws {TritonError} UNAVAILABLE when first read after the response was disposed;
+   *   INTERNAL for an output of an unknown data type or a size that does not fit its shape. */
+  get outputs(): Readonly<Record<string, Tensor>> {
+    if (this.#outputs) return this.#outputs;
+    if (this.error) return (this.#outputs = {});
+    const [lib, response] = this.#open("outputs");
+    this.#lease ??= { disposed: false };
+    this.#views ??= [];
+    return (this.#outputs = readOutputs(
+      lib,
+      response,
+      this.#lease,
+      this.#views,
+      this.#source!.deviceToHost,
+    ));
+  }
+
+  /** The library and native response, to read a field from.
+   * @throws {TritonError} UNAVAILABLE once disposed. */
+  #open(field: string): [TritonLibrary, Ptr] {
+    const response = this.#native;
+    if (response === undefined) {
+      throw new TritonError(
+        "UNAVAILABLE",
+        `the response was disposed before its ${field} were read; copy() it to keep it longer`,
+      );
+    }
+    return [this.#source!.lib, response];
+  }
+
+  /** Whether the native response has been released (always true for a copy). */
   get disposed(): boolean {
     return this.#native === undefined;
   }
@@ -91,15 +147,36 @@ export class InferResponse implements Disposable {
   dispose(): void {
     const response = this.#native;
     if (response === undefined) return;
+    this.#close();
+    this.#delete(response);
+  }
+
+  /** @internal {@link dispose}, with the native delete (and the detaching of the output views) on
+   * a later macrotask: reads through this object throw at once. */
+  disposeSoon(): void {
+    const response = this.#native;
+    if (response === undefined) return;
+    this.#close();
+    deleteLater((r) => this.#delete(r), response);
+  }
+
+  /** Makes this object's fields and outputs unreadable. */
+  #close(): void {
     this.#native = undefined;
-    this.#lease.disposed = true;
+    if (this.#lease) this.#lease.disposed = true;
+  }
+
+  #delete(response: Ptr): void {
     unreleased.unregister(this);
     // Detach the views where the runtime can, so a kept TypedArray cannot read freed memory.
-    for (const buffer of this.#views) {
-      (buffer as { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
+    const views = this.#views;
+    if (views) {
+      for (const buffer of views) {
+        (buffer as { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
+      }
+      this.#views = undefined;
     }
-    this.#views = [];
-    this.#lib!.api.TRITONSERVER_InferenceResponseDelete(response);
+    this.#source!.lib.api.TRITONSERVER_InferenceResponseDelete(response);
   }
 
   /** Same as {@link dispose}. */
@@ -108,17 +185,16 @@ export class InferResponse implements Disposable {
   }
 
   /** A copy whose outputs live in JS memory; this response is left as it is.
-   * @throws {TritonError} UNAVAILABLE once this response is disposed. */
+   * @throws {TritonError} UNAVAILABLE once this response is disposed (unless all its fields
+   *   were read before). */
   copy(): InferResponse {
     const outputs: Record<string, Tensor> = {};
     for (const [name, t] of Object.entries(this.outputs)) outputs[name] = t.copy();
-    return new InferResponse({
+    return new InferResponse(this.final, this.error, undefined, {
       model: this.model,
       id: this.id,
       outputs,
       parameters: this.parameters,
-      error: this.error,
-      final: this.final,
     });
   }
 }
@@ -133,25 +209,32 @@ export type DeviceToHost = (pointer: Ptr, byteSize: number, deviceId: number) =>
  */
 const ptrW = new BigUint64Array(new ArrayBuffer(8));
 const i64W = new BigInt64Array(new ArrayBuffer(8));
-const u32W = new Uint32Array(new ArrayBuffer(4));
 const nameW = new BigUint64Array(new ArrayBuffer(8));
-const dtypeW = new Uint32Array(new ArrayBuffer(4));
-const shapePtrW = new BigUint64Array(new ArrayBuffer(8));
+const memW = new Uint32Array(new ArrayBuffer(4));
 const u8W = new Uint8Array(new ArrayBuffer(1)); // copyInto copies its byteLength: one bool
 const f64W = new Float64Array(new ArrayBuffer(8));
-/** An output's dimensions, copied out of Triton's shape array (grown for higher ranks). */
-let shapeW = new BigInt64Array(new ArrayBuffer(64));
-const dimsW = new BigUint64Array(new ArrayBuffer(8));
-const baseW = new BigUint64Array(new ArrayBuffer(8));
-const sizeW = new BigUint64Array(new ArrayBuffer(8));
-const memW = new Uint32Array(new ArrayBuffer(4));
-const memIdW = new BigInt64Array(new ArrayBuffer(8));
-const userpW = new BigUint64Array(new ArrayBuffer(8));
+/** An output's dimensions as int32 pairs (low, high), copied out of Triton's shape array (grown
+ * for higher ranks). */
+let shapeW = new Int32Array(new ArrayBuffer(128));
+
+/** The hot reads' out-parameters (model, id, outputs), in native memory: see out_params.ts. */
+const Slot = {
+  NAME: 0,
+  DATATYPE: 1,
+  SHAPE: 2,
+  DIM_COUNT: 3,
+  BASE: 4,
+  BYTE_SIZE: 5,
+  MEMORY_TYPE: 6,
+  MEMORY_TYPE_ID: 7,
+  USERP: 8,
+  COUNT: 9,
+} as const;
+let outs: OutParams | undefined;
 
 /**
- * Reads `response` into an {@link InferResponse} that takes ownership of it. On failure the native
- * response is deleted and the error thrown.
- * @throws {TritonError} when Triton's accessors fail or an output is malformed.
+ * Wraps `response` in an {@link InferResponse} that takes ownership of it. Only the error is read
+ * now (`TRITONSERVER_InferenceResponseError`); the other fields on first use.
  */
 export function readResponse(
   lib: TritonLibrary,
@@ -159,47 +242,57 @@ export function readResponse(
   final: boolean,
   deviceToHost?: DeviceToHost,
 ): InferResponse {
-  const { api, ffi } = lib;
-  const lease = { disposed: false };
-  const views: ArrayBuffer[] = [];
-  try {
-    const errPtr = api.TRITONSERVER_InferenceResponseError(response);
-    const error = ffi.isNull(errPtr) ? undefined : errorFromPtr(lib, errPtr, false);
-    let model = { name: "", version: -1 };
-    if (ffi.isNull(api.TRITONSERVER_InferenceResponseModel(response, ptrW, i64W))) {
-      model = { name: ffi.cstring(ffi.fromAddress(ptrW[0])), version: Number(i64W[0]) };
-    }
-    let id = "";
-    if (ffi.isNull(api.TRITONSERVER_InferenceResponseId(response, ptrW))) {
-      id = ffi.cstring(ffi.fromAddress(ptrW[0]));
-    }
-    const parameters = readParameters(lib, response);
-    const outputs: Record<string, Tensor> = {};
-    if (!error) {
-      check(lib, api.TRITONSERVER_InferenceResponseOutputCount(response, u32W));
-      const count = u32W[0];
-      for (let i = 0; i < count; i++) {
-        const tensor = readOutput(lib, response, i, lease, views, deviceToHost);
-        outputs[tensor[0]] = tensor[1];
-      }
-    }
-    return new InferResponse({ model, id, outputs, parameters, error, final }, {
-      lib,
-      response,
-      lease,
-      views,
-    });
-  } catch (e) {
-    api.TRITONSERVER_InferenceResponseDelete(response);
-    throw e;
+  return readResponseFrom({ lib, deviceToHost }, response, final);
+}
+
+/** {@link readResponse} with the library and CUDA copy shared by every response of a table. */
+export function readResponseFrom(
+  source: NativeResponse,
+  response: Ptr,
+  final: boolean,
+): InferResponse {
+  const { lib } = source;
+  const errPtr = lib.api.TRITONSERVER_InferenceResponseError(response);
+  const error = lib.ffi.isNull(errPtr) ? undefined : errorFromPtr(lib, errPtr, false);
+  return new InferResponse(final, error, { source, response });
+}
+
+function readModel(lib: TritonLibrary, response: Ptr): { name: string; version: number } {
+  const o = (outs ??= new OutParams(lib.ffi, 10));
+  const { slots } = o;
+  check(lib, lib.api.TRITONSERVER_InferenceResponseModel(response, slots[0], slots[1]));
+  return { name: lib.ffi.cstring(o.pointer(0)), version: o.i64(1) };
+}
+
+function readId(lib: TritonLibrary, response: Ptr): string {
+  const o = (outs ??= new OutParams(lib.ffi, 10));
+  check(lib, lib.api.TRITONSERVER_InferenceResponseId(response, o.slots[0]));
+  return lib.ffi.cstring(o.pointer(0));
+}
+
+function readOutputs(
+  lib: TritonLibrary,
+  response: Ptr,
+  lease: { disposed: boolean },
+  views: ArrayBuffer[],
+  deviceToHost: DeviceToHost | undefined,
+): Record<string, Tensor> {
+  const o = (outs ??= new OutParams(lib.ffi, 10));
+  const outputs: Record<string, Tensor> = {};
+  check(lib, lib.api.TRITONSERVER_InferenceResponseOutputCount(response, o.slots[Slot.COUNT]));
+  const count = o.u32(Slot.COUNT);
+  for (let i = 0; i < count; i++) {
+    const [name, tensor] = readOutput(lib, o, response, i, lease, views, deviceToHost);
+    outputs[name] = tensor;
   }
+  return outputs;
 }
 
 function readParameters(lib: TritonLibrary, response: Ptr): Record<string, ParameterValue> {
   const { api, ffi } = lib;
   const out: Record<string, ParameterValue> = {};
-  check(lib, api.TRITONSERVER_InferenceResponseParameterCount(response, u32W));
-  const count = u32W[0];
+  check(lib, api.TRITONSERVER_InferenceResponseParameterCount(response, memW));
+  const count = memW[0];
   for (let i = 0; i < count; i++) {
     check(lib, api.TRITONSERVER_InferenceResponseParameter(response, i, nameW, memW, ptrW));
     const name = ffi.cstring(ffi.fromAddress(nameW[0]));
@@ -229,6 +322,7 @@ function readParameters(lib: TritonLibrary, response: Ptr): Record<string, Param
 
 function readOutput(
   lib: TritonLibrary,
+  o: OutParams,
   response: Ptr,
   index: number,
   lease: { disposed: boolean },
@@ -236,39 +330,43 @@ function readOutput(
   deviceToHost: DeviceToHost | undefined,
 ): [string, Tensor] {
   const { api, ffi } = lib;
+  const w = o.slots;
   check(
     lib,
     api.TRITONSERVER_InferenceResponseOutput(
       response,
       index,
-      nameW,
-      dtypeW,
-      shapePtrW,
-      dimsW,
-      baseW,
-      sizeW,
-      memW,
-      memIdW,
-      userpW,
+      w[Slot.NAME],
+      w[Slot.DATATYPE],
+      w[Slot.SHAPE],
+      w[Slot.DIM_COUNT],
+      w[Slot.BASE],
+      w[Slot.BYTE_SIZE],
+      w[Slot.MEMORY_TYPE],
+      w[Slot.MEMORY_TYPE_ID],
+      w[Slot.USERP],
     ),
   );
-  const name = ffi.cstring(ffi.fromAddress(nameW[0]));
-  const dtype = dataTypeName(dtypeW[0]);
+  const name = ffi.cstring(o.pointer(Slot.NAME));
+  const dtype = dataTypeName(o.u32(Slot.DATATYPE));
   if (!dtype) {
-    throw new TritonError("INTERNAL", `output '${name}' has unknown data type ${dtypeW[0]}`);
+    throw new TritonError(
+      "INTERNAL",
+      `output '${name}' has unknown data type ${o.u32(Slot.DATATYPE)}`,
+    );
   }
-  const dims = Number(dimsW[0]);
+  const dims = o.u64(Slot.DIM_COUNT);
   const shape: number[] = [];
   if (dims > 0) {
-    if (dims > shapeW.length) shapeW = new BigInt64Array(new ArrayBuffer(dims * 8));
-    const raw = dims === shapeW.length ? shapeW : shapeW.subarray(0, dims);
-    ffi.copyInto(ffi.fromAddress(shapePtrW[0]), raw);
-    for (let d = 0; d < dims; d++) shape.push(Number(raw[d]));
+    if (dims * 2 > shapeW.length) shapeW = new Int32Array(new ArrayBuffer(dims * 8));
+    const raw = dims * 2 === shapeW.length ? shapeW : shapeW.subarray(0, dims * 2);
+    ffi.copyInto(o.pointer(Slot.SHAPE), raw);
+    for (let d = 0; d < dims; d++) shape.push((raw[2 * d] >>> 0) + raw[2 * d + 1] * 4294967296);
   }
-  const size = Number(sizeW[0]);
-  const memoryType = memoryTypeNames[memW[0]] ?? "CPU";
-  const memoryTypeId = Number(memIdW[0]);
-  const base = ffi.fromAddress(baseW[0]);
+  const size = o.u64(Slot.BYTE_SIZE);
+  const memoryType = memoryTypeNames[o.u32(Slot.MEMORY_TYPE)] ?? "CPU";
+  const memoryTypeId = o.i32(Slot.MEMORY_TYPE_ID);
+  const base = o.pointer(Slot.BASE);
   if (memoryType === "GPU") {
     const toHost = () => {
       if (!deviceToHost) {

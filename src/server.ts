@@ -7,6 +7,7 @@ import type { AllocatorFunctions } from "../ffi/allocator.ts";
 import { loadTriton, type TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { check, discard, TritonError } from "./errors.ts";
+import { flushDeletes } from "./deferred_delete.ts";
 import { type InflightRequest, inflightTable } from "./inflight.ts";
 import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
 import { type ServerMetadata, serverMetadata } from "./metadata.ts";
@@ -363,10 +364,12 @@ export class Server {
       new Promise((r) => (timer = setTimeout(r, timeoutMs))),
     ]);
     clearTimeout(timer);
+    flushDeletes();
     // Loads and unloads run on other threads and use the server: let them finish first.
     await Promise.allSettled([...this.#operations]);
     const stopErr = await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
     discard(lib, stopErr);
+    flushDeletes();
     await this.#deleteServer();
     if (this.#allocator) {
       check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));

@@ -4,6 +4,7 @@ import { loadTriton, Tensor, TritonError } from "../mod.ts";
 import { skip, test } from "./harness.ts";
 import {
   collect,
+  deferredDeletes,
   fakeCuda,
   fakeProbe,
   isFakeCore,
@@ -63,6 +64,7 @@ test("outputMemory cpu_pinned: CPU_PINNED from cudaHostAlloc, freed on dispose",
   assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [7, 8]);
   assert.equal(cuda.live("pinned"), before + 1);
   assert.equal((await stream.next()).done, true);
+  await deferredDeletes();
   assert.equal(cuda.live("pinned"), before, "freed with cudaFreeHost when the stream moved on");
 });
 
@@ -87,7 +89,8 @@ test("outputMemory gpu: a GPU tensor at a cudaMalloc address; toHost() copies it
     );
     assert.deepEqual(Array.from(out.toHost().data as Int32Array), [9, -9]);
   }
-  assert.equal(cuda.live("device"), 0, "freed with cudaFree on dispose");
+  await deferredDeletes();
+  assert.equal(cuda.live("device"), 0, "freed with cudaFree when the stream ended");
 });
 
 test("outputMemory gpu:N beyond the device count is INVALID_ARG", async () => {
@@ -140,6 +143,7 @@ test("a CUDA allocation failure reaches the caller as a TritonError and leaks no
   } finally {
     cuda.setFail("");
   }
+  await deferredDeletes();
   assert.equal(cuda.live("total"), 0);
   const live = await liveCounter();
   if (live) {
@@ -228,6 +232,7 @@ test(
       while (server.inflight > 0 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 5));
       }
+      await deferredDeletes();
       if (live) {
         for (const kind of ["request", "response", "buffer", "error"]) {
           assert.equal(live(kind), 0, `${kind} alive after ${n} inferences`);

@@ -66,6 +66,13 @@ export async function idle(server: Server, timeoutMs = 10_000): Promise<void> {
     if (Date.now() > deadline) throw new Error(`${server.inflight} requests still in flight`);
     await new Promise((r) => setTimeout(r, 2));
   }
+  await deferredDeletes();
+}
+
+/** Waits until the deletes the binding defers have run: the responses a stream moved past and
+ * the requests Triton released are deleted on a later macrotask. */
+export function deferredDeletes(): Promise<void> {
+  return new Promise((r) => setTimeout(r, 1));
 }
 
 /** Collects a copy of every response of a stream (the originals are released as it moves on). */

@@ -8,6 +8,12 @@
  * concurrency 128 throughput. Each completion reads the output like the C client (error, output
  * count, output, one element) and deletes the response; releases delete the request.
  *
+ * `latency_1x16_late10` is the concurrency-1 loop again with the next request issued only after
+ * 10 µs of busy waiting, as if the JS between a completion and the next request took that long:
+ * on a machine whose idle CPUs sleep, Triton's instance thread is asleep by then and
+ * `TRITONSERVER_ServerInferAsync` pays for waking it, so the round trip jumps. It measures the
+ * budget the public API's own JS has at concurrency 1.
+ *
  * @module
  */
 import type { CompletionHandler } from "../ffi/completion_ring.ts";
@@ -20,6 +26,7 @@ import type { Latency } from "./inference.ts";
 /** Results keyed like the scenarios. */
 export interface FloorResults {
   latency_1x16: Latency;
+  latency_1x16_late10: Latency;
   throughput_c128_1x16: number;
 }
 
@@ -52,7 +59,12 @@ export async function floor(
   const userps: Ptr[] = [];
   let sink = 0;
 
+  let lateMs = 0;
   const issue = (w: number) => {
+    if (lateMs > 0) {
+      const until = performance.now() + lateMs;
+      while (performance.now() < until);
+    }
     api.TRITONSERVER_InferenceRequestNew(out, server, "identity_int32", -1n);
     const req = ffi.fromAddress(out[0]);
     api.TRITONSERVER_InferenceRequestAddInput(req, "INPUT0", 8, shape, 2n);
@@ -130,6 +142,11 @@ export async function floor(
     const lat: number[] = [];
     await run(1, ms, lat);
     lat.sort((a, b) => a - b);
+    lateMs = 0.01;
+    const late: number[] = [];
+    await run(1, ms / 2, late);
+    late.sort((a, b) => a - b);
+    lateMs = 0;
     await run(128, ms / 4);
     const { inferences, seconds } = await run(128, ms);
     // Let the last releases arrive before handing completions back to the binding.
@@ -140,6 +157,11 @@ export async function floor(
         p50: lat[lat.length >> 1] * 1000,
         p99: lat[Math.floor((lat.length * 99) / 100)] * 1000,
         count: lat.length,
+      },
+      latency_1x16_late10: {
+        p50: late[late.length >> 1] * 1000,
+        p99: late[Math.floor((late.length * 99) / 100)] * 1000,
+        count: late.length,
       },
       throughput_c128_1x16: inferences / seconds,
     };

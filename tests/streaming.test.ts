@@ -72,6 +72,43 @@ test("responses carry their parameters", async () => {
   ]);
 });
 
+test("a response reads its fields on first use; after dispose, unread fields throw", async () => {
+  const server = await sharedServer();
+  const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(2, 1), id: "req-7" });
+  const first = (await stream.next()).value!;
+  assert.equal(first.id, "req-7");
+  assert.equal(out(first), 0);
+  const second = (await stream.next()).value!;
+  assert.equal(first.disposed, true, "moving on disposed the first response");
+  assert.equal(first.id, "req-7", "a field read before stays readable");
+  assert.equal(first.final, false);
+  assert.throws(() => first.parameters, isUnavailable);
+  assert.throws(() => first.outputs.OUT.data, isUnavailable);
+  assert.equal(second.model.name, "sleep_stream");
+  assert.ok(second.model.version >= 1, "the version that ran, not -1");
+  assert.deepEqual(second.parameters, { index: 1n, last: true, source: "sleep_stream" });
+  assert.equal((await stream.next()).done, true);
+  assert.equal(second.disposed, true);
+  assert.throws(() => second.id, isUnavailable);
+  await settled(server);
+});
+
+test("throw() on a stream cancels the request and rejects with the given error", async () => {
+  const server = await sharedServer();
+  const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(1000, 1) });
+  const first = (await stream.next()).value!;
+  assert.equal(out(first), 0);
+  const reason = new Error("enough");
+  await assert.rejects(stream.throw(reason), (e: unknown) => e === reason);
+  assert.equal(first.disposed, true);
+  assert.deepEqual(await stream.next(), { value: undefined, done: true });
+  await settled(server);
+});
+
+function isUnavailable(e: unknown): boolean {
+  return e instanceof TritonError && e.code === "UNAVAILABLE";
+}
+
 test("a model error is thrown as a TritonError with Triton's code and message", async () => {
   const server = await sharedServer();
   const stream = server.model("error_model").infer({ inputs: { INPUT0: new Int32Array([1]) } });

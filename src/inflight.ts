@@ -24,7 +24,8 @@ export class InflightRequest {
   readonly id: number;
   /** The owning server's set of requests (to cancel them on stop). */
   readonly owner: Set<InflightRequest>;
-  /** `TRITONSERVER_InferenceRequest*`, deleted when Triton releases it. */
+  /** `TRITONSERVER_InferenceRequest*`, deleted once Triton has released it and FINAL has arrived
+   * (until then it can be cancelled). */
   request: Ptr;
   /** JS memory Triton reads from until release (input data). */
   keep: unknown[];
@@ -193,8 +194,10 @@ export class InflightTable {
     keepalive.hold();
   }
 
-  /** Stops tracking a request: Triton did not accept it (the caller deletes it), or it is done. */
+  /** Stops tracking a request: Triton did not accept it (the caller deletes it), or it is done
+   * (FINAL and release arrived: the request is deleted). */
   untrack(state: InflightRequest): void {
+    if (state.released) deleteLater(this.#deleteRequest, state.request);
     this.#byId.delete(state.id);
     this.releaseId(state.id);
     state.owner.delete(state);
@@ -208,7 +211,9 @@ export class InflightTable {
    */
   cancel(state: InflightRequest): void {
     state.abandoned = true;
-    if (!state.released) {
+    // Until FINAL the request object is alive (a released one is kept until then), and a model
+    // still sending responses — a decoupled one releases its request early — sees the cancel.
+    if (!state.final) {
       discard(this.lib, this.lib.api.TRITONSERVER_InferenceRequestCancel(state.request));
     }
   }
@@ -224,8 +229,11 @@ export class InflightTable {
     const state = this.#byId.get(userp);
     const { api, ffi } = this.lib;
     if (kind === CompletionKind.RELEASE) {
-      deleteLater(this.#deleteRequest, object);
-      if (!state) return;
+      if (!state) {
+        deleteLater(this.#deleteRequest, object);
+        return;
+      }
+      // Deleted when the state is untracked (after FINAL too): until then it can be cancelled.
       state.released = true;
       state.keep = [];
     } else {

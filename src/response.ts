@@ -129,7 +129,8 @@ export class InferResponse implements Disposable {
     if (response === undefined) {
       throw new TritonError(
         "UNAVAILABLE",
-        `the response was disposed before its ${field} were read; copy() it to keep it longer`,
+        `the response's ${field} cannot be read: the response was disposed first (read its ` +
+          "fields, or copy() it, before the generator moves on or dispose() is called)",
       );
     }
     return [this.#source!.lib, response];
@@ -184,9 +185,9 @@ export class InferResponse implements Disposable {
     this.dispose();
   }
 
-  /** A copy whose outputs live in JS memory; this response is left as it is.
-   * @throws {TritonError} UNAVAILABLE once this response is disposed (unless all its fields
-   *   were read before). */
+  /** A copy whose fields and outputs live in JS memory (its `disposed` is true: it holds nothing
+   * native); this response is left as it is. Copy before the generator moves on.
+   * @throws {TritonError} UNAVAILABLE once this response is disposed (its outputs are gone). */
   copy(): InferResponse {
     const outputs: Record<string, Tensor> = {};
     for (const [name, t] of Object.entries(this.outputs)) outputs[name] = t.copy();

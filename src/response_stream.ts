@@ -29,7 +29,8 @@ const DONE = (): Result => ({ value: undefined, done: true });
 /**
  * The responses of one request, in order. Each response is disposed when the consumer asks for
  * the next one or leaves (unless a user queue also received it: then the queue's consumer owns
- * it). Leaving before FINAL (`return()`, `break`, `throw()`) cancels the request
+ * it): unreadable at once, its native delete (`TRITONSERVER_InferenceResponseDelete`) on the next
+ * macrotask. Leaving before FINAL (`return()`, `break`, `throw()`) cancels the request
  * (`TRITONSERVER_InferenceRequestCancel`). Concurrent `next()` calls are served in order; when
  * one of them receives the end, the responses the others received are disposed on a later
  * macrotask.

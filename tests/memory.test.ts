@@ -192,6 +192,7 @@ test("reading an output after its response is disposed throws; copy() keeps valu
 test("using disposes a response at the end of its block", async () => {
   const server = await sharedServer();
   const live = await liveCounter();
+  await deferredDeletes(); // earlier tests' responses
   const stream = server.model("identity_int32").infer({ inputs: int32([5]) });
   {
     using r = (await stream.next()).value!;

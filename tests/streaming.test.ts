@@ -135,14 +135,26 @@ test("raiseOnError: false yields the failed response with its error", async () =
   assert.deepEqual(responses[0].outputs, {});
 });
 
-test("break from a stream of 1000 responses cancels it and releases everything", async () => {
+/** Milliseconds until nothing is in flight (at most 10 s). */
+async function untilIdle(server: Server): Promise<number> {
+  const t0 = performance.now();
+  const deadline = Date.now() + 10_000;
+  while (server.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  return performance.now() - t0;
+}
+
+test("break from a stream of 1000 responses cancels it in the model and releases everything", async () => {
   const server = await sharedServer();
   let seen = 0;
-  for await (const r of server.model("sleep_stream").infer({ inputs: sleepInputs(1000, 1) })) {
+  // 1000 responses 5 ms apart: 5 s if the model were not told (sleep_stream releases its request
+  // at once, so the cancel must reach it after the release).
+  for await (const r of server.model("sleep_stream").infer({ inputs: sleepInputs(1000, 5) })) {
     assert.equal(out(r), seen);
     if (++seen === 5) break;
   }
   assert.equal(seen, 5);
+  const ms = await untilIdle(server);
+  assert.ok(ms < 2500, `the model stopped ${ms.toFixed(0)} ms after the break (not cancelled)`);
   await settled(server);
 });
 
@@ -166,8 +178,8 @@ test("an AbortSignal fired mid-stream ends it with CANCELLED and delivers nothin
     (e: unknown) => e instanceof TritonError && e.code === "CANCELLED" && /enough/.test(e.message),
   );
   assert.deepEqual(seen, [0, 1, 2]);
-  const deadline = Date.now() + 10_000;
-  while (server.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  const ms = await untilIdle(server); // 1000 responses 2 ms apart: 2 s if the model went on
+  assert.ok(ms < 1000, `the model stopped ${ms.toFixed(0)} ms after the abort (not cancelled)`);
   assert.equal(queue.length, 3, "nothing delivered after the abort");
   for (const r of queue) r.dispose(); // the queue's consumer owns its responses
   await settled(server);

@@ -308,7 +308,7 @@ function applyOptions(lib: TritonLibrary, request: Ptr, req: InferRequest): void
   const flags = (req.sequenceStart ? RequestFlag.SEQUENCE_START : 0) |
     (req.sequenceEnd ? RequestFlag.SEQUENCE_END : 0);
   if (flags) check(lib, api.TRITONSERVER_InferenceRequestSetFlags(request, flags));
-  if (req.parameters === undefined) return;
+  if (req.parameters === undefined || req.parameters === null) return;
   for (const [key, value] of Object.entries(req.parameters)) {
     let err: Ptr;
     if (typeof value === "string") {

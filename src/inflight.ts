@@ -18,12 +18,23 @@ import { discard, TritonError } from "./errors.ts";
 import { CudaMemcpyKind } from "../ffi/cuda.ts";
 import { type DeviceToHost, type InferResponse, readResponseFrom } from "./response.ts";
 
+/**
+ * Whether a server's objects may still be deleted: false from just before
+ * `TRITONSERVER_ServerDelete`. A request or response deleted after that would touch a server that
+ * is gone (a `FinalizationRegistry` callback, a dispose() after stop()): it is left alone instead.
+ */
+export interface ServerLife {
+  readonly alive: boolean;
+}
+
 /** One request between `TRITONSERVER_ServerInferAsync` and its last completion. */
 export class InflightRequest {
   /** The integer passed to Triton as `userp`. */
   readonly id: number;
   /** The owning server's set of requests (to cancel them on stop). */
   readonly owner: Set<InflightRequest>;
+  /** Whether the owning server still exists. */
+  readonly life: ServerLife;
   /** `TRITONSERVER_InferenceRequest*`, deleted once Triton has released it and FINAL has arrived
    * (until then it can be cancelled). */
   request: Ptr;
@@ -50,9 +61,11 @@ export class InflightRequest {
     request: Ptr,
     keep: unknown[],
     owner: Set<InflightRequest>,
+    life: ServerLife,
     queue?: { push(response: InferResponse): unknown },
   ) {
     this.id = id;
+    this.life = life;
     this.queue = queue;
     this.request = request;
     this.keep = keep;
@@ -147,8 +160,8 @@ export class InflightTable {
   readonly #userps: Ptr[];
   /** Ids not in use; reused first. */
   readonly #freeIds: number[] = [];
-  readonly #deleteRequest = (request: Ptr) => {
-    this.lib.api.TRITONSERVER_InferenceRequestDelete(request);
+  readonly #deleteRequest = (state: InflightRequest) => {
+    if (state.life.alive) this.lib.api.TRITONSERVER_InferenceRequestDelete(state.request);
   };
   /** What every response read through this table shares. */
   readonly #source: { lib: TritonLibrary; deviceToHost: DeviceToHost };
@@ -197,7 +210,7 @@ export class InflightTable {
   /** Stops tracking a request: Triton did not accept it (the caller deletes it), or it is done
    * (FINAL and release arrived: the request is deleted). */
   untrack(state: InflightRequest): void {
-    if (state.released) deleteLater(this.#deleteRequest, state.request);
+    if (state.released) deleteLater(this.#deleteRequest, state);
     this.#byId.delete(state.id);
     this.releaseId(state.id);
     state.owner.delete(state);
@@ -230,7 +243,7 @@ export class InflightTable {
     const { api, ffi } = this.lib;
     if (kind === CompletionKind.RELEASE) {
       if (!state) {
-        deleteLater(this.#deleteRequest, object);
+        api.TRITONSERVER_InferenceRequestDelete(object);
         return;
       }
       // Deleted when the state is untracked (after FINAL too): until then it can be cancelled.
@@ -247,7 +260,7 @@ export class InflightTable {
           api.TRITONSERVER_InferenceResponseDelete(object);
         } else {
           try {
-            state.deliver(readResponseFrom(this.#source, object, final));
+            state.deliver(readResponseFrom(this.#source, object, final, state.life));
           } catch (e) {
             state.fail(
               e instanceof TritonError ? e : new TritonError("INTERNAL", String(e), { cause: e }),

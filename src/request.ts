@@ -12,7 +12,7 @@ import { OutParams } from "../ffi/out_params.ts";
 import type { FfiRuntime, Ptr } from "../ffi/types.ts";
 import { DATA_TYPES } from "./dtypes.ts";
 import { check, TritonError } from "./errors.ts";
-import { InflightRequest, type InflightTable } from "./inflight.ts";
+import { InflightRequest, type InflightTable, type ServerLife } from "./inflight.ts";
 import type { InferResponse } from "./response.ts";
 import { ResponseStream } from "./response_stream.ts";
 import { Tensor, type TensorLike } from "./tensor.ts";
@@ -112,6 +112,8 @@ export interface InferTarget {
   readonly server: Ptr;
   readonly allocator: Ptr;
   readonly requests: Set<InflightRequest>;
+  /** False once the server is being deleted: its objects are then no longer deleted. */
+  readonly life: ServerLife;
   readonly model: string;
   readonly version: number;
 }
@@ -242,7 +244,14 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
     );
     // Track before submitting: a completion can be drained only on a later macrotask, but the
     // state must exist by then.
-    const state = new InflightRequest(id, request, keep, target.requests, req.responseQueue);
+    const state = new InflightRequest(
+      id,
+      request,
+      keep,
+      target.requests,
+      target.life,
+      req.responseQueue,
+    );
     const trace: PendingTrace | undefined = tracing && createTrace(lib, tracing);
     table.add(state);
     tracked = true;

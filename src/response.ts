@@ -20,9 +20,14 @@ export type ParameterValue = string | bigint | boolean | number | Uint8Array;
 const memoryTypeNames: readonly MemoryTypeName[] = ["CPU", "CPU_PINNED", "GPU"];
 
 /** Deletes responses that JS dropped without disposing (a safety net, not the normal path). */
-const unreleased = new FinalizationRegistry<{ lib: TritonLibrary; response: Ptr }>(
-  ({ lib, response }) => lib.api.TRITONSERVER_InferenceResponseDelete(response),
-);
+const unreleased = new FinalizationRegistry<
+  { lib: TritonLibrary; response: Ptr; life: { readonly alive: boolean } }
+>(({ lib, response, life }) => {
+  if (life.alive) lib.api.TRITONSERVER_InferenceResponseDelete(response);
+});
+
+/** The life of a response read without a server's (see inflight.ts `ServerLife`). */
+const IMMORTAL = { alive: true } as const;
 
 /** What a response read from Triton needs until it is disposed. */
 interface NativeResponse {
@@ -54,6 +59,7 @@ export class InferResponse implements Disposable {
   /** Whether this is the request's last response (`TRITONSERVER_RESPONSE_COMPLETE_FINAL`). */
   readonly final: boolean;
   #source: NativeResponse | undefined;
+  #life: { readonly alive: boolean } = IMMORTAL;
   #native: Ptr | undefined;
   #lease: { disposed: boolean } | undefined;
   #views: ArrayBuffer[] | undefined;
@@ -66,7 +72,7 @@ export class InferResponse implements Disposable {
   constructor(
     final: boolean,
     error: TritonError | undefined,
-    native?: { source: NativeResponse; response: Ptr },
+    native?: { source: NativeResponse; response: Ptr; life?: { readonly alive: boolean } },
     copied?: CopiedFields,
   ) {
     this.final = final;
@@ -74,7 +80,12 @@ export class InferResponse implements Disposable {
     if (native) {
       this.#source = native.source;
       this.#native = native.response;
-      unreleased.register(this, { lib: native.source.lib, response: native.response }, this);
+      if (native.life) this.#life = native.life;
+      unreleased.register(
+        this,
+        { lib: native.source.lib, response: native.response, life: this.#life },
+        this,
+      );
     } else if (copied) {
       this.#model = copied.model;
       this.#id = copied.id;
@@ -177,7 +188,9 @@ export class InferResponse implements Disposable {
       }
       this.#views = undefined;
     }
-    this.#source!.lib.api.TRITONSERVER_InferenceResponseDelete(response);
+    // After its server was deleted the response is left alone (deleting it would touch freed
+    // server state).
+    if (this.#life.alive) this.#source!.lib.api.TRITONSERVER_InferenceResponseDelete(response);
   }
 
   /** Same as {@link dispose}. */
@@ -251,11 +264,12 @@ export function readResponseFrom(
   source: NativeResponse,
   response: Ptr,
   final: boolean,
+  life?: { readonly alive: boolean },
 ): InferResponse {
   const { lib } = source;
   const errPtr = lib.api.TRITONSERVER_InferenceResponseError(response);
   const error = lib.ffi.isNull(errPtr) ? undefined : errorFromPtr(lib, errPtr, false);
-  return new InferResponse(final, error, { source, response });
+  return new InferResponse(final, error, { source, response, life });
 }
 
 function readModel(lib: TritonLibrary, response: Ptr): { name: string; version: number } {

@@ -84,6 +84,8 @@ export class Server {
   #allocator: Ptr | undefined;
   #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
   readonly #requests = new Set<InflightRequest>();
+  /** Cleared just before `TRITONSERVER_ServerDelete` (see inflight.ts `ServerLife`). */
+  readonly #life = { alive: true };
   /** Repository operations running off the JS thread; `stop()` waits for them. */
   readonly #operations = new Set<Promise<unknown>>();
 
@@ -189,6 +191,7 @@ export class Server {
       server,
       allocator: this.#allocator!,
       requests: this.#requests,
+      life: this.#life,
       model,
       version,
     };
@@ -370,6 +373,7 @@ export class Server {
     const stopErr = await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
     discard(lib, stopErr);
     flushDeletes();
+    this.#life.alive = false;
     await this.#deleteServer();
     if (this.#allocator) {
       check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "./harness.ts";
-import { collect, liveCounter, startServer } from "./support/env.ts";
+import { collect, liveCounter, runScript, startServer } from "./support/env.ts";
 
 test("server is live and ready after start, models report ready", async () => {
   const server = await startServer();
@@ -39,4 +39,18 @@ test("await using stops the server", async () => {
     if (live) assert.equal(live("server"), before! + 1);
   }
   if (live) assert.equal(live("server"), before);
+});
+
+test("a response kept past stop() can still be disposed; its deleted server is not touched", async () => {
+  // In a child process: the response is left alone on purpose, so the fake core's live counts
+  // (process-wide) would show it to the other tests.
+  const r = await runScript("support/kept_past_stop.ts", {});
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout.trim().split("\n").at(-1)!), {
+    value: 6,
+    disposedBeforeStop: false,
+    disposedAfter: true,
+    readAfter: "UNAVAILABLE",
+    misuse: 0,
+  });
 });

@@ -40,8 +40,10 @@ TRITONSERVER_ResponseAllocatorSetQueryFunction(
 TRITONSERVER_Error*
 TRITONSERVER_ResponseAllocatorDelete(TRITONSERVER_ResponseAllocator* allocator)
 {
-  if (allocator != NULL) {
-    free(allocator);
+  if (allocator != NULL && !allocator->deleted) {
+    /* Not freed: a response deleted later still points at it. The real core would read freed
+     * memory there; the fake reports it (fc_response_destroy, FAKECORE_MisuseCount). */
+    allocator->deleted = true;
     fc_count_dec(FC_K_ALLOCATOR);
   }
   return NULL;

@@ -47,6 +47,7 @@ void fc_count_inc(fc_kind kind);
 /* probe.c: addresses recorded for the zero-copy tests. */
 void fc_probe_input(const void* base);
 void fc_probe_output(const void* buffer);
+void fc_probe_misuse(void);
 void fc_count_dec(fc_kind kind);
 
 /* ------------------------------------------------------------------ */
@@ -322,6 +323,8 @@ struct TRITONSERVER_ServerOptions {
 /* allocator.c / buffer_attributes.c / message.c                       */
 /* ------------------------------------------------------------------ */
 struct TRITONSERVER_ResponseAllocator {
+  /* Set by TRITONSERVER_ResponseAllocatorDelete, which keeps the struct (see allocator.c). */
+  bool deleted;
   TRITONSERVER_ResponseAllocatorAllocFn_t alloc_fn;
   TRITONSERVER_ResponseAllocatorReleaseFn_t release_fn;
   TRITONSERVER_ResponseAllocatorStartFn_t start_fn;

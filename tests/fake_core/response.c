@@ -177,6 +177,11 @@ fc_response_destroy(TRITONSERVER_InferenceResponse* r)
     return;
   }
   TRITONSERVER_ResponseAllocator* a = r->factory->allocator;
+  if (a != NULL && a->deleted) {
+    FC_LOG_ERROR("a response was deleted after its response allocator (a use after free)");
+    fc_probe_misuse();
+    a = NULL; /* its functions must not be called */
+  }
   for (size_t i = 0; i < r->noutputs; ++i) {
     fc_output* o = &r->outputs[i];
     if (o->buffer != NULL) {

@@ -168,12 +168,14 @@ export async function runScript(
 const probeSymbols = {
   FAKECORE_LastInputBase: { parameters: [], result: "ptr", since: 0 },
   FAKECORE_LastOutputBuffer: { parameters: [], result: "ptr", since: 0 },
+  FAKECORE_MisuseCount: { parameters: [], result: "i32", since: 0 },
 } as const;
 
-/** The fake core's address probes (the last input base appended, the last output buffer the
- * allocator handed out), or undefined against a real core. */
+/** The fake core's probes (the last input base appended, the last output buffer the allocator
+ * handed out, uses of objects after what they depend on was deleted), or undefined against a real
+ * core. */
 export async function fakeProbe(): Promise<
-  { lastInput(): number; lastOutput(): number } | undefined
+  { lastInput(): number; lastOutput(): number; misuse(): number } | undefined
 > {
   const path = env("TRITONSERVER_LIB");
   if (!path || !(await isFakeCore())) return undefined;
@@ -182,5 +184,6 @@ export async function fakeProbe(): Promise<
   return {
     lastInput: () => ffi.address(lib.FAKECORE_LastInputBase()),
     lastOutput: () => ffi.address(lib.FAKECORE_LastOutputBuffer()),
+    misuse: () => lib.FAKECORE_MisuseCount(),
   };
 }

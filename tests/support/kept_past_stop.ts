@@ -1,0 +1,44 @@
+/**
+ * Run by lifecycle.test.ts in a child process: a response its user kept (through a response
+ * queue) past `server.stop()` is disposed afterwards. The binding must not call into the deleted
+ * server; the response becomes unreadable. Prints one JSON line.
+ *
+ * @module
+ */
+import process from "node:process";
+import { type InferResponse, TritonError } from "../../mod.ts";
+import { fakeProbe, startServer } from "./env.ts";
+
+const server = await startServer();
+const kept: InferResponse[] = [];
+let value = -1;
+for await (
+  const r of server.model("identity_int32").infer({
+    inputs: { INPUT0: { dtype: "INT32", shape: [1, 2], data: new Int32Array([5, 6]) } },
+    responseQueue: kept, // the queue's consumer owns the response: the stream leaves it alone
+  })
+) {
+  value = (r.outputs.OUTPUT0.data as Int32Array)[1];
+}
+const [response] = kept;
+const disposedBeforeStop = response.disposed;
+await server.stop();
+response.dispose();
+let readAfter = "readable";
+try {
+  void response.outputs.OUTPUT0.data;
+} catch (e) {
+  readAfter = e instanceof TritonError ? e.code : String(e);
+}
+// The fake core counts calls into a deleted allocator (the real core would read freed memory).
+const misuse = (await fakeProbe())?.misuse() ?? 0;
+console.log(
+  JSON.stringify({
+    value,
+    disposedBeforeStop,
+    disposedAfter: response.disposed,
+    readAfter,
+    misuse,
+  }),
+);
+process.exit(0);

@@ -17,11 +17,19 @@ export function flushDeletes(): void {
     const [f, a] = [fns, args];
     fns = [];
     args = [];
-    for (let i = 0; i < f.length; i++) (f[i] as (arg: unknown) => void)(a[i]);
+    for (let i = 0; i < f.length; i++) {
+      try {
+        (f[i] as (arg: unknown) => void)(a[i]);
+      } catch (e) {
+        // A delete never throws by design; if one does, the others still run.
+        console.error("tritonffi: a deferred delete failed:", e);
+      }
+    }
   }
 }
 
-/** Calls `fn(arg)` on a later macrotask (or at the next {@link flushDeletes}). Never throws. */
+/** Calls `fn(arg)` on a later macrotask (or at the next {@link flushDeletes}). Never throws; nor
+ * does {@link flushDeletes}. */
 export function deleteLater<T>(fn: (arg: T) => void, arg: T): void {
   if (fns.length === 0) macrotask(flushDeletes);
   fns.push(fn as (arg: never) => void);

@@ -257,7 +257,7 @@ export class InflightTable {
       }
       if (!ffi.isNull(object)) {
         if (state.abandoned) {
-          api.TRITONSERVER_InferenceResponseDelete(object);
+          if (state.life.alive) api.TRITONSERVER_InferenceResponseDelete(object);
         } else {
           try {
             state.deliver(readResponseFrom(this.#source, object, final, state.life));

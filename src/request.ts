@@ -152,6 +152,14 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   if (req === null || typeof req !== "object" || typeof req.inputs !== "object") {
     throw new TritonError("INVALID_ARG", "infer() needs { inputs: { name: tensor, ... } }");
   }
+  const signal = req.signal;
+  if (
+    signal !== undefined &&
+    (typeof signal !== "object" || signal === null ||
+      typeof signal.addEventListener !== "function" || typeof signal.aborted !== "boolean")
+  ) {
+    throw new TritonError("INVALID_ARG", "signal must be an AbortSignal");
+  }
   const policy = memoryPolicy(table, req);
   const tracing = req.trace === undefined ? undefined : traceSettings(req.trace);
   const tensors: [string, Tensor][] = Object.entries(req.inputs).map(([name, value]) => {
@@ -178,6 +186,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   const keep: unknown[] = [];
   let id = 0;
   let tracked = false;
+  let state: InflightRequest;
   try {
     applyOptions(lib, request, req);
     for (const [name, tensor] of tensors) {
@@ -244,7 +253,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
     );
     // Track before submitting: a completion can be drained only on a later macrotask, but the
     // state must exist by then.
-    const state = new InflightRequest(
+    state = new InflightRequest(
       id,
       request,
       keep,
@@ -261,21 +270,33 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
       table.untrack(state);
       check(lib, err);
     }
-    const signal = req.signal;
-    if (signal) {
-      const onAbort = () =>
-        table.abort(state, new TritonError("CANCELLED", `request cancelled: ${signal.reason}`));
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener("abort", onAbort, { once: true });
-        state.finished.then(() => signal.removeEventListener("abort", onAbort));
-      }
-    }
-    return new ResponseStream(table, state, req.raiseOnError ?? true);
   } catch (e) {
     if (id !== 0 && !tracked) table.releaseId(id);
     api.TRITONSERVER_InferenceRequestDelete(request);
     throw e;
+  }
+  // Triton owns the request from here on: nothing below may throw.
+  if (signal) {
+    const onAbort = () =>
+      table.abort(
+        state,
+        new TritonError("CANCELLED", `request cancelled: ${describe(signal.reason)}`),
+      );
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener("abort", onAbort, { once: true });
+      state.finished.then(() => signal.removeEventListener("abort", onAbort));
+    }
+  }
+  return new ResponseStream(table, state, req.raiseOnError ?? true);
+}
+
+/** An abort reason as text; never throws (a Symbol, an object whose toString throws). */
+function describe(reason: unknown): string {
+  try {
+    return String(reason);
+  } catch {
+    return "aborted";
   }
 }
 

@@ -137,6 +137,13 @@ export class InferResponse implements Disposable {
    * @throws {TritonError} UNAVAILABLE once disposed. */
   #open(field: string): [TritonLibrary, Ptr] {
     const response = this.#native;
+    if (response !== undefined && !this.#life.alive) {
+      throw new TritonError(
+        "UNAVAILABLE",
+        `the response's ${field} cannot be read: its server was stopped first (read its fields, ` +
+          "or copy() it, before stop())",
+      );
+    }
     if (response === undefined) {
       throw new TritonError(
         "UNAVAILABLE",
@@ -184,7 +191,11 @@ export class InferResponse implements Disposable {
     const views = this.#views;
     if (views) {
       for (const buffer of views) {
-        (buffer as { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
+        try {
+          (buffer as { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
+        } catch {
+          // Already detached (the user transferred it): nothing left to protect.
+        }
       }
       this.#views = undefined;
     }

@@ -144,6 +144,10 @@ export class ResponseStream implements AsyncGenerator<InferResponse, undefined, 
     state.onReady = undefined;
     if (!state.final) {
       this.#table.abort(state, new TritonError("CANCELLED", "the consumer left"));
+    } else if (this.#owned) {
+      // FINAL came already, but responses may still be queued (the consumer left, or threw on
+      // an error response, before taking them): nobody else will.
+      for (let r = state.take(); r !== undefined; r = state.take()) r.disposeSoon();
     }
   }
 }

@@ -49,6 +49,7 @@ test("a response kept past stop() can still be disposed; its deleted server is n
   assert.deepEqual(JSON.parse(r.stdout.trim().split("\n").at(-1)!), {
     value: 6,
     disposedBeforeStop: false,
+    lazyAfterStop: "UNAVAILABLE",
     disposedAfter: true,
     readAfter: "UNAVAILABLE",
     misuse: 0,

@@ -158,6 +158,45 @@ test("break from a stream of 1000 responses cancels it in the model and releases
   await settled(server);
 });
 
+test("leaving a stream whose FINAL already came disposes the responses still queued", async () => {
+  const server = await sharedServer();
+  const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(4, 1) });
+  // Let all four responses and the FINAL flag arrive before the first next().
+  const deadline = Date.now() + 10_000;
+  while (server.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(server.inflight, 0);
+  for await (const r of stream) {
+    assert.equal(out(r), 0);
+    break;
+  }
+  await settled(server); // on the fake core: no response left alive
+});
+
+test("an abort reason that cannot be turned into text still cancels; a non-signal is refused", async () => {
+  const server = await sharedServer();
+  const controller = new AbortController();
+  controller.abort(Symbol("why"));
+  const stream = server.model("sleep_stream").infer({
+    inputs: sleepInputs(100, 5),
+    signal: controller.signal,
+  });
+  await assert.rejects(
+    stream.next(),
+    (e: unknown) =>
+      e instanceof TritonError && e.code === "CANCELLED" && /Symbol\(why\)/.test(e.message),
+  );
+  assert.throws(
+    () =>
+      server.model("sleep_stream").infer({
+        inputs: sleepInputs(1, 1),
+        signal: {} as AbortSignal,
+      }),
+    (e: unknown) =>
+      e instanceof TritonError && e.code === "INVALID_ARG" && /AbortSignal/.test(e.message),
+  );
+  await settled(server);
+});
+
 test("an AbortSignal fired mid-stream ends it with CANCELLED and delivers nothing more", async () => {
   const server = await sharedServer();
   const controller = new AbortController();

@@ -23,6 +23,12 @@ for await (
 const [response] = kept;
 const disposedBeforeStop = response.disposed;
 await server.stop();
+let lazyAfterStop = "readable";
+try {
+  void response.model; // never read before: reading it now would call into the deleted server
+} catch (e) {
+  lazyAfterStop = e instanceof TritonError ? e.code : String(e);
+}
 response.dispose();
 let readAfter = "readable";
 try {
@@ -36,6 +42,7 @@ console.log(
   JSON.stringify({
     value,
     disposedBeforeStop,
+    lazyAfterStop,
     disposedAfter: response.disposed,
     readAfter,
     misuse,

@@ -20,7 +20,9 @@ import type { CompletionHandler } from "../ffi/completion_ring.ts";
 import * as keepalive from "../ffi/keepalive.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
+import { OutParams } from "../ffi/out_params.ts";
 import type { InferTarget } from "../src/request.ts";
+import { responseOutput, Slot } from "../src/response.ts";
 import type { Latency } from "./inference.ts";
 
 /** Results keyed like the scenarios. */
@@ -44,16 +46,7 @@ export async function floor(
   shape.set([1n, 16n]);
   const data = new Int32Array(new ArrayBuffer(64)); // off the moving JS heap: its address is kept
   const dataPtr = ffi.addressOf(data);
-  const count = new Uint32Array(new ArrayBuffer(4));
-  const name = new BigUint64Array(new ArrayBuffer(8));
-  const dtype = new Uint32Array(new ArrayBuffer(4));
-  const oshape = new BigUint64Array(new ArrayBuffer(8));
-  const dims = new BigUint64Array(new ArrayBuffer(8));
-  const base = new BigUint64Array(new ArrayBuffer(8));
-  const size = new BigUint64Array(new ArrayBuffer(8));
-  const mem = new Uint32Array(new ArrayBuffer(4));
-  const memId = new BigInt64Array(new ArrayBuffer(8));
-  const bufferUserp = new BigUint64Array(new ArrayBuffer(8));
+  const outs = new OutParams(ffi, 10); // the out-parameters src/response.ts reads outputs with
   const element = new Int32Array(new ArrayBuffer(4));
   const workers: { t0: number; done: () => void }[] = [];
   const userps: Ptr[] = [];
@@ -88,22 +81,11 @@ export async function floor(
     }
     if (!ffi.isNull(object)) {
       api.TRITONSERVER_InferenceResponseError(object);
-      api.TRITONSERVER_InferenceResponseOutputCount(object, count);
-      for (let i = 0; i < count[0]; i++) {
-        api.TRITONSERVER_InferenceResponseOutput(
-          object,
-          i,
-          name,
-          dtype,
-          oshape,
-          dims,
-          base,
-          size,
-          mem,
-          memId,
-          bufferUserp,
-        );
-        ffi.copyInto(ffi.fromAddress(base[0]), element);
+      api.TRITONSERVER_InferenceResponseOutputCount(object, outs.slots[Slot.COUNT]);
+      const count = outs.u32(Slot.COUNT);
+      for (let i = 0; i < count; i++) {
+        responseOutput(lib, outs, object, i);
+        ffi.copyInto(outs.pointer(Slot.BASE), element);
         sink += element[0];
       }
       api.TRITONSERVER_InferenceResponseDelete(object);

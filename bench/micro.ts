@@ -10,7 +10,9 @@ import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import type { CompletionHandler } from "../ffi/completion_ring.ts";
 import * as keepalive from "../ffi/keepalive.ts";
+import { OutParams } from "../ffi/out_params.ts";
 import type { InferTarget } from "../src/request.ts";
+import { responseOutput } from "../src/response.ts";
 
 /** Median ns per call of each measured pair. */
 export interface MicroResults {
@@ -110,33 +112,11 @@ export async function micro(lib: TritonLibrary, target: InferTarget): Promise<Mi
   }
   perCall.sort((a, b) => a - b);
 
-  // ResponseOutput on one held response, with the out-parameters src/response.ts uses.
+  // ResponseOutput on one held response, called as src/response.ts calls it.
   const response = held!;
-  const name = new BigUint64Array(new ArrayBuffer(8));
-  const dtype = new Uint32Array(new ArrayBuffer(4));
-  const oshape = new BigUint64Array(new ArrayBuffer(8));
-  const dims = new BigUint64Array(new ArrayBuffer(8));
-  const base = new BigUint64Array(new ArrayBuffer(8));
-  const size = new BigUint64Array(new ArrayBuffer(8));
-  const mem = new Uint32Array(new ArrayBuffer(4));
-  const memId = new BigInt64Array(new ArrayBuffer(8));
-  const bufferUserp = new BigUint64Array(new ArrayBuffer(8));
-  const responseOutput = await measure(() => {
-    check(
-      api.TRITONSERVER_InferenceResponseOutput(
-        response,
-        0,
-        name,
-        dtype,
-        oshape,
-        dims,
-        base,
-        size,
-        mem,
-        memId,
-        bufferUserp,
-      ),
-    );
+  const outs = new OutParams(ffi, 10);
+  const outputCall = await measure(() => {
+    check(responseOutput(lib, outs, response, 0));
   }, opts);
   api.TRITONSERVER_InferenceResponseDelete(response);
 
@@ -144,7 +124,7 @@ export async function micro(lib: TritonLibrary, target: InferTarget): Promise<Mi
     requestNewDelete: requestNewDelete.p50,
     addInput: addInput.p50,
     appendInputData: appendInputData.p50,
-    responseOutput: responseOutput.p50,
+    responseOutput: outputCall.p50,
     inferAsync: perCall[perCall.length >> 1],
   };
 }

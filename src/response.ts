@@ -242,8 +242,9 @@ const f64W = new Float64Array(new ArrayBuffer(8));
  * for higher ranks). */
 let shapeW = new Int32Array(new ArrayBuffer(128));
 
-/** The hot reads' out-parameters (model, id, outputs), in native memory: see out_params.ts. */
-const Slot = {
+/** The hot reads' out-parameters (model, id, outputs), in native memory: see out_params.ts.
+ * `TRITONSERVER_InferenceResponseOutput` writes slots NAME to USERP (see {@link responseOutput}). */
+export const Slot = {
   NAME: 0,
   DATATYPE: 1,
   SHAPE: 2,
@@ -346,6 +347,32 @@ function readParameters(lib: TritonLibrary, response: Ptr): Record<string, Param
   return out;
 }
 
+/**
+ * `TRITONSERVER_InferenceResponseOutput(response, index, …)` with its out-parameters in the slots
+ * of `o` named by {@link Slot} (NAME to USERP); returns the call's `TRITONSERVER_Error*`.
+ */
+export function responseOutput(
+  lib: TritonLibrary,
+  o: OutParams,
+  response: Ptr,
+  index: number,
+): Ptr {
+  const w = o.slots;
+  return lib.api.TRITONSERVER_InferenceResponseOutput(
+    response,
+    index,
+    w[Slot.NAME],
+    w[Slot.DATATYPE],
+    w[Slot.SHAPE],
+    w[Slot.DIM_COUNT],
+    w[Slot.BASE],
+    w[Slot.BYTE_SIZE],
+    w[Slot.MEMORY_TYPE],
+    w[Slot.MEMORY_TYPE_ID],
+    w[Slot.USERP],
+  );
+}
+
 function readOutput(
   lib: TritonLibrary,
   o: OutParams,
@@ -356,23 +383,7 @@ function readOutput(
   deviceToHost: DeviceToHost | undefined,
 ): [string, Tensor] {
   const { api, ffi } = lib;
-  const w = o.slots;
-  check(
-    lib,
-    api.TRITONSERVER_InferenceResponseOutput(
-      response,
-      index,
-      w[Slot.NAME],
-      w[Slot.DATATYPE],
-      w[Slot.SHAPE],
-      w[Slot.DIM_COUNT],
-      w[Slot.BASE],
-      w[Slot.BYTE_SIZE],
-      w[Slot.MEMORY_TYPE],
-      w[Slot.MEMORY_TYPE_ID],
-      w[Slot.USERP],
-    ),
-  );
+  check(lib, responseOutput(lib, o, response, index));
   const name = ffi.cstring(o.pointer(Slot.NAME));
   const dtype = dataTypeName(o.u32(Slot.DATATYPE));
   if (!dtype) {

@@ -366,19 +366,23 @@ static void append_remove_data(void* req) {
   triton_check(TRITONSERVER_InferenceRequestRemoveAllInputData(req, "INPUT0"), "RemoveAll");
 }
 
-static void read_output(void* response) {
+/* Output 0 of a response: its buffer and byte size (TRITONSERVER_InferenceResponseOutput). */
+static void output0(void* response, const void** base, size_t* size) {
   const char* name;
   int dtype, memory_type;
   const int64_t* shape;
   uint64_t dims;
-  const void* base;
-  size_t size;
   int64_t memory_id;
   void* userp;
   triton_check(TRITONSERVER_InferenceResponseOutput(response, 0, &name, &dtype, &shape, &dims,
-                                                    &base, &size, &memory_type, &memory_id,
-                                                    &userp),
+                                                    base, size, &memory_type, &memory_id, &userp),
                "Output");
+}
+
+static void read_output(void* response) {
+  const void* base;
+  size_t size;
+  output0(response, &base, &size);
   sink += (int64_t)size;
 }
 
@@ -468,17 +472,9 @@ static void micro(void) {
  * (median of 9). */
 static void big_output(void) {
   TRITONSERVER_InferenceResponse* r = one_response("identity_fp32", 1);
-  const char* name;
-  int dtype, memory_type;
-  const int64_t* shape;
-  uint64_t dims;
   const void* base;
   size_t size;
-  int64_t memory_id;
-  void* userp;
-  triton_check(TRITONSERVER_InferenceResponseOutput(r, 0, &name, &dtype, &shape, &dims, &base,
-                                                    &size, &memory_type, &memory_id, &userp),
-               "Output");
+  output0(r, &base, &size);
   char* dst = malloc(size);
   memset(dst, 1, size);
   double touched[9], fresh[9];

@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { table } from "./table.mjs";
+import { runtimeCommand } from "../tests/runtime_command.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const build = join(root, ".build", "bench");
@@ -98,19 +99,9 @@ function native(sections) {
 }
 
 // ---- the binding on each runtime ----
-const bin = (name) => join(root, "node_modules", ".bin", name);
-const runtimes = {
-  deno: [bin("deno"), [
-    "run",
-    "--allow-ffi",
-    "--allow-env",
-    "--allow-read",
-    "--allow-write",
-    "bench/bench.ts",
-  ]],
-  bun: [bin("bun"), ["bench/bench.ts"]],
-  node: [process.execPath, ["--import", "tsx", "bench/bench.ts"]],
-};
+const runtimes = Object.fromEntries(
+  ["deno", "bun", "node"].map((name) => [name, runtimeCommand(root, name, "bench/bench.ts")]),
+);
 const only = (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",");
 
 function binding(name, extraEnv) {

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runtimeCommand } from "../tests/runtime_command.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
@@ -26,19 +27,6 @@ if (env.TRITONSERVER_LIB) {
   if (build.status !== 0) process.exit(build.status ?? 1);
   env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
 }
-const bin = (name) => join(root, "node_modules", ".bin", name);
-const runtime = env.DEMO_RUNTIME ?? "deno";
-const [cmd, args] = {
-  deno: [bin("deno"), [
-    "run",
-    "--allow-ffi",
-    "--allow-env",
-    "--allow-read",
-    "--allow-write",
-    "examples/quickstart.ts",
-  ]],
-  bun: [bin("bun"), ["examples/quickstart.ts"]],
-  node: [process.execPath, ["--import", "tsx", "examples/quickstart.ts"]],
-}[runtime];
+const [cmd, args] = runtimeCommand(root, env.DEMO_RUNTIME ?? "deno", "examples/quickstart.ts");
 const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, env });
 process.exit(r.status ?? 1);

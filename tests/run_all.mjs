@@ -7,9 +7,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runtimeCommand } from "./runtime_command.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const bin = (name) => join(root, "node_modules", ".bin", name);
 const env = { ...process.env };
 
 if (env.TRITONSERVER_LIB) {
@@ -46,18 +46,14 @@ const modes = (env.TEST_CALLBACKS ?? "native,js").split(",");
 
 const only = (env.TEST_RUNTIMES ?? "deno,bun,node").split(",");
 const runtimes = [
-  ["deno", bin("deno"), [
-    "run",
-    "--allow-ffi",
-    "--allow-env",
-    "--allow-read",
-    "--allow-write",
-    "--allow-run",
-    "--v8-flags=--expose-gc",
-    "tests/main.ts",
-  ]],
-  ["bun", bin("bun"), ["tests/main.ts"]],
-  ["node", process.execPath, ["--expose-gc", "--import", "tsx", "tests/main.ts"]],
+  [
+    "deno",
+    ...runtimeCommand(root, "deno", "tests/main.ts", {
+      deno: ["--allow-run", "--v8-flags=--expose-gc"],
+    }),
+  ],
+  ["bun", ...runtimeCommand(root, "bun", "tests/main.ts")],
+  ["node", ...runtimeCommand(root, "node", "tests/main.ts", { node: ["--expose-gc"] })],
 ].filter(([name]) => only.includes(name))
   .flatMap(([name, cmd, args]) => modes.map((mode) => [name, cmd, args, mode]));
 

@@ -20,9 +20,8 @@ import type { CompletionHandler } from "../ffi/completion_ring.ts";
 import * as keepalive from "../ffi/keepalive.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
-import { OutParams } from "../ffi/out_params.ts";
 import type { InferTarget } from "../src/request.ts";
-import { responseOutput, Slot } from "../src/response.ts";
+import { outParams, responseOutput, Slot } from "../src/response.ts";
 import type { Latency } from "./inference.ts";
 
 /** Results keyed like the scenarios. */
@@ -46,7 +45,7 @@ export async function floor(
   shape.set([1n, 16n]);
   const data = new Int32Array(new ArrayBuffer(64)); // off the moving JS heap: its address is kept
   const dataPtr = ffi.addressOf(data);
-  const outs = new OutParams(ffi, 10); // the out-parameters src/response.ts reads outputs with
+  const outs = outParams(lib); // the out-parameters src/response.ts reads outputs with
   const element = new Int32Array(new ArrayBuffer(4));
   const workers: { t0: number; done: () => void }[] = [];
   const userps: Ptr[] = [];

@@ -10,9 +10,8 @@ import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import type { CompletionHandler } from "../ffi/completion_ring.ts";
 import * as keepalive from "../ffi/keepalive.ts";
-import { OutParams } from "../ffi/out_params.ts";
 import type { InferTarget } from "../src/request.ts";
-import { responseOutput } from "../src/response.ts";
+import { outParams, responseOutput } from "../src/response.ts";
 
 /** Median ns per call of each measured pair. */
 export interface MicroResults {
@@ -114,7 +113,7 @@ export async function micro(lib: TritonLibrary, target: InferTarget): Promise<Mi
 
   // ResponseOutput on one held response, called as src/response.ts calls it.
   const response = held!;
-  const outs = new OutParams(ffi, 10);
+  const outs = outParams(lib); // the out-parameters src/response.ts reads outputs with
   const outputCall = await measure(() => {
     check(responseOutput(lib, outs, response, 0));
   }, opts);

@@ -258,6 +258,11 @@ export const Slot = {
 } as const;
 let outs: OutParams | undefined;
 
+/** The process-wide block of {@link Slot}s, mapped on first use. */
+export function outParams(lib: TritonLibrary): OutParams {
+  return (outs ??= new OutParams(lib.ffi, Slot.COUNT + 1));
+}
+
 /**
  * Wraps `response` in an {@link InferResponse} that takes ownership of it. Only the error is read
  * now (`TRITONSERVER_InferenceResponseError`); the other fields on first use.
@@ -285,14 +290,14 @@ export function readResponseFrom(
 }
 
 function readModel(lib: TritonLibrary, response: Ptr): { name: string; version: number } {
-  const o = (outs ??= new OutParams(lib.ffi, 10));
+  const o = outParams(lib);
   const { slots } = o;
   check(lib, lib.api.TRITONSERVER_InferenceResponseModel(response, slots[0], slots[1]));
   return { name: lib.ffi.cstring(o.pointer(0)), version: o.i64(1) };
 }
 
 function readId(lib: TritonLibrary, response: Ptr): string {
-  const o = (outs ??= new OutParams(lib.ffi, 10));
+  const o = outParams(lib);
   check(lib, lib.api.TRITONSERVER_InferenceResponseId(response, o.slots[0]));
   return lib.ffi.cstring(o.pointer(0));
 }
@@ -304,7 +309,7 @@ function readOutputs(
   views: ArrayBuffer[],
   deviceToHost: DeviceToHost | undefined,
 ): Record<string, Tensor> {
-  const o = (outs ??= new OutParams(lib.ffi, 10));
+  const o = outParams(lib);
   const outputs: Record<string, Tensor> = {};
   check(lib, lib.api.TRITONSERVER_InferenceResponseOutputCount(response, o.slots[Slot.COUNT]));
   const count = o.u32(Slot.COUNT);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type InferResponse, ResponseQueue, type Server, TritonError } from "../mod.ts";
 import { test } from "./harness.ts";
-import { collect, liveCounter, sharedServer, startServer } from "./support/env.ts";
+import { collect, idle, liveCounter, sharedServer, startServer } from "./support/env.ts";
 
 function sleepInputs(count: number, delayMs: number) {
   return { COUNT: new Int32Array([count]), DELAY_MS: new Int32Array([delayMs]) };
@@ -138,8 +138,7 @@ test("raiseOnError: false yields the failed response with its error", async () =
 /** Milliseconds until nothing is in flight (at most 10 s). */
 async function untilIdle(server: Server): Promise<number> {
   const t0 = performance.now();
-  const deadline = Date.now() + 10_000;
-  while (server.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await idle(server);
   return performance.now() - t0;
 }
 
@@ -161,10 +160,7 @@ test("break from a stream of 1000 responses cancels it in the model and releases
 test("leaving a stream whose FINAL already came disposes the responses still queued", async () => {
   const server = await sharedServer();
   const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(4, 1) });
-  // Let all four responses and the FINAL flag arrive before the first next().
-  const deadline = Date.now() + 10_000;
-  while (server.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  assert.equal(server.inflight, 0);
+  await idle(server); // all four responses and the FINAL flag arrive before the first next()
   for await (const r of stream) {
     assert.equal(out(r), 0);
     break;

@@ -7,6 +7,7 @@ import {
   deferredDeletes,
   fakeCuda,
   fakeProbe,
+  idle,
   isFakeCore,
   liveCounter,
   runScript,
@@ -229,11 +230,7 @@ test(
         }
       };
       await Promise.all(Array.from({ length: 16 }, worker));
-      const deadline = Date.now() + 5000;
-      while (server.inflight > 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      await deferredDeletes();
+      await idle(server, 5000);
       if (live) {
         for (const kind of ["request", "response", "buffer", "error"]) {
           assert.equal(live(kind), 0, `${kind} alive after ${n} inferences`);

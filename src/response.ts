@@ -387,7 +387,7 @@ function readOutput(
   views: ArrayBuffer[],
   deviceToHost: DeviceToHost | undefined,
 ): [string, Tensor] {
-  const { api, ffi } = lib;
+  const { ffi } = lib;
   check(lib, responseOutput(lib, o, response, index));
   const name = ffi.cstring(o.pointer(Slot.NAME));
   const dtype = dataTypeName(o.u32(Slot.DATATYPE));

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { macrotask } from "../../ffi/macrotask.ts";
 import { ffiRuntime } from "../../ffi/runtime.ts";
 import { env } from "../../ffi/runtime.ts";
 import { type InferResponse, Server, type ServerOptions } from "../../mod.ts";
@@ -70,9 +71,11 @@ export async function idle(server: Server, timeoutMs = 10_000): Promise<void> {
 }
 
 /** Waits until the deletes the binding defers have run: the responses a stream moved past and
- * the requests Triton released are deleted on a later macrotask. */
-export function deferredDeletes(): Promise<void> {
-  return new Promise((r) => setTimeout(r, 1));
+ * the requests Triton released are deleted on a later macrotask, queued with `macrotask()`
+ * (setImmediate), which runs in order: a timer alone can fire before it. */
+export async function deferredDeletes(): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1));
+  await new Promise<void>((r) => macrotask(r));
 }
 
 /** Collects a copy of every response of a stream (the originals are released as it moves on). */

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { table } from "./table.mjs";
-import { runtimeCommand } from "../tests/runtime_command.mjs";
+import { runtimeCommand, toolchainBin } from "../tests/runtime_command.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const build = join(root, ".build", "bench");
@@ -48,7 +48,7 @@ let core;
 if (env.TRITONSERVER_LIB && env.TRITONSERVER_BACKEND_DIR) {
   core = "real";
 } else {
-  run(process.execPath, [join(root, "tests/fake_core/build.mjs")]);
+  run(toolchainBin(root, "node"), [join(root, "tests/fake_core/build.mjs")]);
   env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
   env.TRITONSERVER_BACKEND_DIR ??= join(root, ".build/fake_core");
   core = "fake";

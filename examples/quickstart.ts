@@ -2,7 +2,7 @@
  * Quickstart: start an in-process Triton server on the test model repository, run add_sub, and
  * stream repeat_int32. Run it with `npm run demo` (which finds a core for you), or directly:
  * `deno run --allow-ffi --allow-env --allow-read --allow-write examples/quickstart.ts`,
- * `bun examples/quickstart.ts`, `node --import tsx examples/quickstart.ts`.
+ * `bun examples/quickstart.ts`, `node examples/quickstart.ts` (Node 22.18+).
  *
  * @module
  */

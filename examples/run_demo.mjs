@@ -1,12 +1,14 @@
 // `npm run demo`: runs examples/quickstart.ts on Deno against the real libtritonserver.so when one
 // is found ($TRITONSERVER_LIB, or the Triton container's /opt/tritonserver/lib), otherwise builds
 // and uses the project's fake core, and says which it used.
-// Set DEMO_RUNTIME=bun or DEMO_RUNTIME=node to run it on another runtime.
+// Set DEMO_RUNTIME=bun or DEMO_RUNTIME=node to run it on another runtime. Every runtime is the
+// one npm installed under node_modules/.bin. Plain Node ESM (`deno task demo` runs it on Deno).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { runtimeCommand } from "../tests/runtime_command.mjs";
+import { runtimeCommand, toolchainBin } from "../tests/runtime_command.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
@@ -20,7 +22,7 @@ if (env.TRITONSERVER_LIB) {
   console.log(
     "No libtritonserver.so found: building and using the project's fake core (tests/fake_core)",
   );
-  const build = spawnSync(process.execPath, [join(root, "tests/fake_core/build.mjs")], {
+  const build = spawnSync(toolchainBin(root, "node"), [join(root, "tests/fake_core/build.mjs")], {
     stdio: "inherit",
     cwd: root,
   });

@@ -21,7 +21,10 @@ interface Waiter {
 
 /** What a step of the stream gives: a result, an error to throw, or nothing yet. */
 class Thrown {
-  constructor(readonly error: unknown) {}
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
 }
 
 const DONE = (): Result => ({ value: undefined, done: true });

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
-import { test } from "./harness.ts";
-import { collect, sharedServer } from "./support/env.ts";
+import { after, test } from "node:test";
+import { collect, sharedServer, stopShared } from "./support/env.ts";
+
+after(stopShared);
 
 test("add_sub: OUTPUT0 = INPUT0 + INPUT1, OUTPUT1 = INPUT0 - INPUT1", async () => {
   const server = await sharedServer();

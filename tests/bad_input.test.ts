@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { after, test } from "node:test";
 import { LibraryLoadError, loadTriton, Tensor, TritonError } from "../mod.ts";
-import { test } from "./harness.ts";
-import { collect, liveCounter, sharedServer, startServer } from "./support/env.ts";
+import { collect, liveCounter, sharedServer, startServer, stopShared } from "./support/env.ts";
+
+after(stopShared);
 
 function isTritonError(code: string, pattern: RegExp) {
   return (e: unknown) => {

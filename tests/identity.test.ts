@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { after, test } from "node:test";
 import { type DataTypeName, hasFloat16Array, numberToBf16, numberToFp16, Tensor } from "../mod.ts";
-import { test } from "./harness.ts";
-import { collect, sharedServer } from "./support/env.ts";
+import { collect, sharedServer, stopShared } from "./support/env.ts";
+
+after(stopShared);
 
 async function roundTrip(dtype: DataTypeName, input: Tensor): Promise<Tensor> {
   const server = await sharedServer();

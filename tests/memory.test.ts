@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
+import { after, test } from "node:test";
 import process from "node:process";
 import { loadTriton, Tensor, TritonError } from "../mod.ts";
-import { skip, test } from "./harness.ts";
 import {
   collect,
   deferredDeletes,
@@ -12,17 +12,19 @@ import {
   liveCounter,
   runScript,
   sharedServer,
+  stopShared,
 } from "./support/env.ts";
+
+after(stopShared);
 
 const int32 = (values: number[]) => ({
   INPUT0: { dtype: "INT32" as const, shape: [1, values.length], data: new Int32Array(values) },
 });
 
-async function cudaOrSkip() {
-  const cuda = await fakeCuda();
-  if (!cuda) skip("needs the fake CUDA runtime (TRITONFFI_CUDART)");
-  return cuda;
-}
+const cudaControls = await fakeCuda();
+const needsCuda = { skip: !cudaControls && "needs the fake CUDA runtime (TRITONFFI_CUDART)" };
+const probe = await fakeProbe();
+const fake = await isFakeCore();
 
 test("outputMemory cpu (default): outputs are zero-copy views of host memory", async () => {
   const server = await sharedServer();
@@ -36,42 +38,51 @@ test("outputMemory cpu (default): outputs are zero-copy views of host memory", a
   }
 });
 
-test("zero-copy: an output is a view of the allocator's buffer; an input's address reaches the core", async () => {
-  const probe = await fakeProbe();
-  if (!probe) skip("needs the fake core's address probes");
-  const server = await sharedServer();
-  const { ffi } = await loadTriton();
-  const input = new Int32Array([3, 1, 4, 1]);
-  const inputs = { INPUT0: { dtype: "INT32" as const, shape: [1, 4], data: input } };
-  for await (const r of server.model("identity_int32").infer({ inputs })) {
-    assert.equal(probe.lastInput(), ffi.address(ffi.addressOf(input)), "input passed in place");
-    const out = r.outputs.OUTPUT0.data as Int32Array;
-    assert.deepEqual(Array.from(out), [3, 1, 4, 1]);
-    assert.equal(ffi.address(ffi.addressOf(out)), probe.lastOutput(), "output not copied");
-  }
-});
+test(
+  "zero-copy: an output is a view of the allocator's buffer; an input's address reaches the core",
+  {
+    skip: !probe && "needs the fake core's address probes",
+  },
+  async () => {
+    const server = await sharedServer();
+    const { ffi } = await loadTriton();
+    const input = new Int32Array([3, 1, 4, 1]);
+    const inputs = { INPUT0: { dtype: "INT32" as const, shape: [1, 4], data: input } };
+    for await (const r of server.model("identity_int32").infer({ inputs })) {
+      assert.equal(probe!.lastInput(), ffi.address(ffi.addressOf(input)), "input passed in place");
+      const out = r.outputs.OUTPUT0.data as Int32Array;
+      assert.deepEqual(Array.from(out), [3, 1, 4, 1]);
+      assert.equal(ffi.address(ffi.addressOf(out)), probe!.lastOutput(), "output not copied");
+    }
+  },
+);
 
-test("outputMemory cpu_pinned: CPU_PINNED from cudaHostAlloc, freed on dispose", async () => {
-  const cuda = await cudaOrSkip();
-  const server = await sharedServer();
-  const before = cuda.live("pinned");
-  const stream = server.model("identity_int32").infer({
-    inputs: int32([7, 8]),
-    outputMemory: "cpu_pinned",
-  });
-  const { value: r } = await stream.next();
-  assert.ok(r);
-  assert.equal(r.outputs.OUTPUT0.memoryType, "CPU_PINNED");
-  assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [7, 8]);
-  assert.equal(cuda.live("pinned"), before + 1);
-  assert.equal((await stream.next()).done, true);
-  await deferredDeletes();
-  assert.equal(cuda.live("pinned"), before, "freed with cudaFreeHost when the stream moved on");
-});
+test(
+  "outputMemory cpu_pinned: CPU_PINNED from cudaHostAlloc, freed on dispose",
+  needsCuda,
+  async () => {
+    const cuda = cudaControls!;
+    const server = await sharedServer();
+    const before = cuda.live("pinned");
+    const stream = server.model("identity_int32").infer({
+      inputs: int32([7, 8]),
+      outputMemory: "cpu_pinned",
+    });
+    const { value: r } = await stream.next();
+    assert.ok(r);
+    assert.equal(r.outputs.OUTPUT0.memoryType, "CPU_PINNED");
+    assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [7, 8]);
+    assert.equal(cuda.live("pinned"), before + 1);
+    assert.equal((await stream.next()).done, true);
+    await deferredDeletes();
+    assert.equal(cuda.live("pinned"), before, "freed with cudaFreeHost when the stream moved on");
+  },
+);
 
-test("outputMemory gpu: a GPU tensor at a cudaMalloc address; toHost() copies it", async () => {
-  const cuda = await cudaOrSkip();
-  if (!(await isFakeCore())) skip("a CPU-only core cannot fill GPU buffers");
+test("outputMemory gpu: a GPU tensor at a cudaMalloc address; toHost() copies it", {
+  skip: needsCuda.skip || (!fake && "a CPU-only core cannot fill GPU buffers"),
+}, async () => {
+  const cuda = cudaControls!;
   const server = await sharedServer();
   for await (
     const r of server.model("identity_int32").infer({
@@ -94,8 +105,7 @@ test("outputMemory gpu: a GPU tensor at a cudaMalloc address; toHost() copies it
   assert.equal(cuda.live("device"), 0, "freed with cudaFree when the stream ended");
 });
 
-test("outputMemory gpu:N beyond the device count is INVALID_ARG", async () => {
-  await cudaOrSkip();
+test("outputMemory gpu:N beyond the device count is INVALID_ARG", needsCuda, async () => {
   const server = await sharedServer();
   assert.throws(
     () => server.model("identity_int32").infer({ inputs: int32([1]), outputMemory: "gpu:7" }),
@@ -111,6 +121,7 @@ test("outputMemory gpu:N beyond the device count is INVALID_ARG", async () => {
 
 test(
   "without CUDA: gpu and pinned fail UNAVAILABLE, or fall back to CPU when allowed",
+  { timeout: 120_000 },
   async () => {
     const r = await runScript("support/no_cuda.ts", { TRITONFFI_CUDART: "none" });
     assert.equal(r.code, 0, r.stderr);
@@ -121,41 +132,44 @@ test(
     assert.equal(result["cpu_pinned+fallback"], "CPU 5,6");
     assert.equal(result.auto, "CPU");
   },
-  { timeout: 120_000 },
 );
 
-test("a CUDA allocation failure reaches the caller as a TritonError and leaks nothing", async () => {
-  const cuda = await cudaOrSkip();
-  const server = await sharedServer();
-  cuda.setFail("cudaMalloc");
-  try {
-    await assert.rejects(
-      collect(server.model("identity_int32").infer({ inputs: int32([1]), outputMemory: "gpu" })),
-      (e: unknown) => e instanceof TritonError && /cudaMalloc/.test(e.message),
-    );
-    const [r] = await collect(
-      server.model("identity_int32").infer({
-        inputs: int32([4]),
-        outputMemory: "gpu",
-        allowMemoryFallback: true,
-      }),
-    );
-    assert.equal(r.outputs.OUTPUT0.memoryType, "CPU");
-  } finally {
-    cuda.setFail("");
-  }
-  await deferredDeletes();
-  assert.equal(cuda.live("total"), 0);
-  const live = await liveCounter();
-  if (live) {
-    assert.equal(live("response"), 0);
-    assert.equal(live("buffer"), 0);
-  }
-});
+test(
+  "a CUDA allocation failure reaches the caller as a TritonError and leaks nothing",
+  needsCuda,
+  async () => {
+    const cuda = cudaControls!;
+    const server = await sharedServer();
+    cuda.setFail("cudaMalloc");
+    try {
+      await assert.rejects(
+        collect(server.model("identity_int32").infer({ inputs: int32([1]), outputMemory: "gpu" })),
+        (e: unknown) => e instanceof TritonError && /cudaMalloc/.test(e.message),
+      );
+      const [r] = await collect(
+        server.model("identity_int32").infer({
+          inputs: int32([4]),
+          outputMemory: "gpu",
+          allowMemoryFallback: true,
+        }),
+      );
+      assert.equal(r.outputs.OUTPUT0.memoryType, "CPU");
+    } finally {
+      cuda.setFail("");
+    }
+    await deferredDeletes();
+    assert.equal(cuda.live("total"), 0);
+    const live = await liveCounter();
+    if (live) {
+      assert.equal(live("response"), 0);
+      assert.equal(live("buffer"), 0);
+    }
+  },
+);
 
-test("GPU inputs are passed by device address", async () => {
-  await cudaOrSkip();
-  if (!(await isFakeCore())) skip("a CPU-only core cannot read GPU inputs");
+test("GPU inputs are passed by device address", {
+  skip: needsCuda.skip || (!fake && "a CPU-only core cannot read GPU inputs"),
+}, async () => {
   const server = await sharedServer();
   const lib = await loadTriton();
   const host = new Int32Array([11, 22, 33]);
@@ -215,6 +229,7 @@ function memory(): { rss: number; heap: number } {
 
 test(
   "leak check: 200, 500, 1000 and 8000 inferences leave nothing alive and memory flat",
+  { timeout: 300_000 },
   async () => {
     const server = await sharedServer();
     const live = await liveCounter();
@@ -258,5 +273,4 @@ test(
       `heap grew with count: ${report}`,
     );
   },
-  { timeout: 300_000 },
 );

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { TritonError } from "../mod.ts";
-import { test } from "./harness.ts";
 import { isTritonError } from "./support/assertions.ts";
 import { collect, idle, liveCounter, startServer } from "./support/env.ts";
 

@@ -1,10 +1,26 @@
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { runtimeName } from "../ffi/runtime.ts";
-import { skip, test } from "./harness.ts";
+import type { TritonError } from "../mod.ts";
 import { isTritonError, unsupported } from "./support/assertions.ts";
 import { collect, idle, isFakeCore, startServer } from "./support/env.ts";
 
 const explicit = { modelControlMode: "explicit", startupModels: ["identity_int32"] } as const;
+
+/** Where the core was built without metrics: the UNSUPPORTED error `metrics()` throws. */
+async function metricsMissing(): Promise<TritonError | undefined> {
+  const server = await startServer(explicit);
+  try {
+    return await unsupported(() => server.metrics());
+  } finally {
+    await server.stop();
+  }
+}
+
+const noMetrics = await metricsMissing();
+const needMetrics = {
+  skip: noMetrics !== undefined && `this core has no metrics (${noMetrics.message})`,
+};
 
 /** The value of the Prometheus sample `name{labels}` in `text`, or undefined. */
 function sample(text: string, name: string, labels: string): number | undefined {
@@ -12,11 +28,9 @@ function sample(text: string, name: string, labels: string): number | undefined 
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
 }
 
-test("server metrics: Prometheus text with nv_inference_request_success", async () => {
+test("server metrics: Prometheus text with nv_inference_request_success", needMetrics, async () => {
   const server = await startServer(explicit);
   try {
-    const none = await unsupported(() => server.metrics());
-    if (none) skip(`this core has no metrics (${none.message})`);
     const labels = 'model="identity_int32",version="1"';
     // Triton's registry lives as long as the process: earlier servers' requests count too.
     const before = sample(server.metrics(), "nv_inference_request_success", labels) ?? 0;
@@ -41,72 +55,79 @@ test("server metrics: Prometheus text with nv_inference_request_success", async 
 // Names are per process: Triton's metrics registry outlives servers and families.
 const prefix = `tritonffi_test_${runtimeName()}`;
 
-test("custom metrics: a counter increments, a gauge sets, a histogram observes", async () => {
-  const server = await startServer(explicit);
-  try {
-    const none = await unsupported(() =>
-      server.metricFamily({ kind: "counter", name: `${prefix}_probe`, description: "probe" })
-        .dispose()
-    );
-    if (none) skip(`this core has no metrics (${none.message})`);
+test(
+  "custom metrics: a counter increments, a gauge sets, a histogram observes",
+  needMetrics,
+  async (t) => {
+    const server = await startServer(explicit);
+    try {
+      const none = await unsupported(() =>
+        server.metricFamily({ kind: "counter", name: `${prefix}_probe`, description: "probe" })
+          .dispose()
+      );
+      if (none) return t.skip(`this core has no custom metrics (${none.message})`);
 
-    using counter = server.metricFamily({
-      kind: "counter",
-      name: `${prefix}_requests_total`,
-      description: "Requests seen by the test",
-    });
-    const ok = counter.metric({ status: "ok" });
-    const failed = counter.metric({ status: "failed" });
-    ok.increment();
-    ok.increment(2.5);
-    failed.increment(0);
-    assert.equal(ok.value(), 3.5);
-    assert.equal(failed.value(), 0);
-    assert.throws(() => ok.increment(-1), isTritonError("INVALID_ARG", /only goes up/));
-    assert.throws(() => ok.set(1), isTritonError("UNSUPPORTED", /counter/));
-    assert.throws(() => ok.observe(1), isTritonError("UNSUPPORTED", /counter/));
+      using counter = server.metricFamily({
+        kind: "counter",
+        name: `${prefix}_requests_total`,
+        description: "Requests seen by the test",
+      });
+      const ok = counter.metric({ status: "ok" });
+      const failed = counter.metric({ status: "failed" });
+      ok.increment();
+      ok.increment(2.5);
+      failed.increment(0);
+      assert.equal(ok.value(), 3.5);
+      assert.equal(failed.value(), 0);
+      assert.throws(() => ok.increment(-1), isTritonError("INVALID_ARG", /only goes up/));
+      assert.throws(() => ok.set(1), isTritonError("UNSUPPORTED", /counter/));
+      assert.throws(() => ok.observe(1), isTritonError("UNSUPPORTED", /counter/));
 
-    using gauge = server.metricFamily({
-      kind: "gauge",
-      name: `${prefix}_queue_depth`,
-      description: "A gauge",
-    });
-    const depth = gauge.metric();
-    depth.set(10);
-    depth.increment(-4);
-    assert.equal(depth.value(), 6);
+      using gauge = server.metricFamily({
+        kind: "gauge",
+        name: `${prefix}_queue_depth`,
+        description: "A gauge",
+      });
+      const depth = gauge.metric();
+      depth.set(10);
+      depth.increment(-4);
+      assert.equal(depth.value(), 6);
 
-    using histogram = server.metricFamily({
-      kind: "histogram",
-      name: `${prefix}_latency_ms`,
-      description: "A histogram",
-      buckets: [1, 10, 100],
-    });
-    const latency = histogram.metric({ route: "a" });
-    latency.observe(5);
-    latency.observe(50);
-    assert.throws(() => latency.value(), isTritonError("UNSUPPORTED", /histogram/));
-    const custom = histogram.metric({ route: "b" }, { buckets: [0.5] });
-    custom.observe(0.25);
+      using histogram = server.metricFamily({
+        kind: "histogram",
+        name: `${prefix}_latency_ms`,
+        description: "A histogram",
+        buckets: [1, 10, 100],
+      });
+      const latency = histogram.metric({ route: "a" });
+      latency.observe(5);
+      latency.observe(50);
+      assert.throws(() => latency.value(), isTritonError("UNSUPPORTED", /histogram/));
+      const custom = histogram.metric({ route: "b" }, { buckets: [0.5] });
+      custom.observe(0.25);
 
-    const text = server.metrics();
-    assert.equal(sample(text, `${prefix}_requests_total`, 'status="ok"'), 3.5);
-    assert.equal(sample(text, `${prefix}_queue_depth`, ""), undefined, "no labels: no braces");
-    assert.match(text, new RegExp(`^${prefix}_queue_depth 6$`, "m"));
-    assert.equal(sample(text, `${prefix}_latency_ms_count`, 'route="a"'), 2);
-    assert.equal(sample(text, `${prefix}_latency_ms_bucket`, 'route="a",le="10"'), 1);
-    assert.equal(sample(text, `${prefix}_latency_ms_bucket`, 'route="b",le="0.5"'), 1);
+      const text = server.metrics();
+      assert.equal(sample(text, `${prefix}_requests_total`, 'status="ok"'), 3.5);
+      assert.equal(sample(text, `${prefix}_queue_depth`, ""), undefined, "no labels: no braces");
+      assert.match(text, new RegExp(`^${prefix}_queue_depth 6$`, "m"));
+      assert.equal(sample(text, `${prefix}_latency_ms_count`, 'route="a"'), 2);
+      assert.equal(sample(text, `${prefix}_latency_ms_bucket`, 'route="a",le="10"'), 1);
+      assert.equal(sample(text, `${prefix}_latency_ms_bucket`, 'route="b",le="0.5"'), 1);
 
-    // Disposing a family deletes its metrics first.
-    counter.dispose();
-    assert.equal(ok.disposed, true);
-    assert.throws(() => ok.value(), isTritonError("UNAVAILABLE", /disposed/));
-    assert.throws(() => counter.metric(), isTritonError("UNAVAILABLE", /disposed/));
-    assert.doesNotMatch(server.metrics(), new RegExp(`${prefix}_requests_total\\{status="ok"\\}`));
-  } finally {
-    await server.stop();
-  }
-});
+      // Disposing a family deletes its metrics first.
+      counter.dispose();
+      assert.equal(ok.disposed, true);
+      assert.throws(() => ok.value(), isTritonError("UNAVAILABLE", /disposed/));
+      assert.throws(() => counter.metric(), isTritonError("UNAVAILABLE", /disposed/));
+      assert.doesNotMatch(
+        server.metrics(),
+        new RegExp(`${prefix}_requests_total\\{status="ok"\\}`),
+      );
+    } finally {
+      await server.stop();
+    }
+  },
+);
 
 test("custom metrics: bad names, labels and buckets are INVALID_ARG before any C call", async () => {
   const server = await startServer(explicit);
@@ -147,11 +168,12 @@ test("custom metrics: bad names, labels and buckets are INVALID_ARG before any C
   }
 });
 
-test("a core without metrics: metrics() and metricFamily() throw UNSUPPORTED", async () => {
+test("a core without metrics: metrics() and metricFamily() throw UNSUPPORTED", {
+  skip: noMetrics === undefined && "this core has metrics",
+}, async () => {
   const server = await startServer(explicit);
   try {
-    const none = await unsupported(() => server.metrics());
-    if (!none) skip("this core has metrics");
+    assert.ok(await unsupported(() => server.metrics()), "metrics() was refused");
     assert.throws(
       () => server.metricFamily({ kind: "gauge", name: `${prefix}_unsupported`, description: "" }),
       isTritonError("UNSUPPORTED", /./),

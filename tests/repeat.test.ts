@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
-import { test } from "./harness.ts";
-import { collect, idle, sharedServer } from "./support/env.ts";
+import { after, test } from "node:test";
+import { collect, idle, sharedServer, stopShared } from "./support/env.ts";
+
+after(stopShared);
 
 function repeatInputs(values: number[], delayMs = 0) {
   return {

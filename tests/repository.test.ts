@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
+import { test, type TestContext } from "node:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { type ModelConfigOverride, type Server, TritonError } from "../mod.ts";
-import { skip, test } from "./harness.ts";
 import { isTritonError } from "./support/assertions.ts";
 import { collect, isFakeCore, liveCounter, startServer } from "./support/env.ts";
 import { identityConfig, tempRepo } from "./support/temp_repo.ts";
@@ -24,13 +24,19 @@ async function identity1d(server: Server, name: string): Promise<number[]> {
   return Array.from(r.outputs.OUTPUT0.data as Int32Array);
 }
 
-/** Runs `step`; where the fake core fails it, skips the test (the fake core lacks `feature`). */
-async function unlessFakeCoreLacks<T>(feature: string, step: () => Promise<T>): Promise<T> {
+/** Runs `step`; where the fake core fails it, marks test `t` skipped (the fake core lacks
+ * `feature`) and resolves with undefined: the test then returns. */
+async function unlessFakeCoreLacks<T>(
+  t: TestContext,
+  feature: string,
+  step: () => Promise<T>,
+): Promise<{ value: T } | undefined> {
   try {
-    return await step();
+    return { value: await step() };
   } catch (e) {
     if (e instanceof TritonError && await isFakeCore()) {
-      skip(`the fake core does not implement ${feature} yet (${e.message})`);
+      t.skip(`the fake core does not implement ${feature} yet (${e.message})`);
+      return undefined;
     }
     throw e;
   }
@@ -122,7 +128,7 @@ test("explicit mode: load, infer, unload, reload with a config override, infer",
   }
 });
 
-test("a model loaded from files in memory: config and files as load parameters", async () => {
+test("a model loaded from files in memory: config and files as load parameters", async (t) => {
   const server = await startServer({ modelControlMode: "explicit" });
   try {
     const config: ModelConfigOverride = {
@@ -133,10 +139,13 @@ test("a model loaded from files in memory: config and files as load parameters",
       output: [{ name: "OUTPUT0", data_type: "TYPE_INT32", dims: [-1] }],
     };
     const files = { "1/README.txt": new TextEncoder().encode("identity needs no model file\n") };
-    const model = await unlessFakeCoreLacks(
+    const loaded = await unlessFakeCoreLacks(
+      t,
       "loading models from in-memory files",
       () => server.loadModel("in_memory_identity", { config, files }),
     );
+    if (!loaded) return;
+    const model = loaded.value;
     assert.equal(model.ready(), true);
     assert.equal(model.config().backend, "identity");
     assert.deepEqual(await identity1d(server, "in_memory_identity"), [1, 2, 3]);
@@ -181,15 +190,17 @@ test("bad load and unload arguments: INVALID_ARG before any C call", async () =>
   }
 });
 
-test("register a repository with a name mapping, load from it, unregister it", async () => {
+test("register a repository with a name mapping, load from it, unregister it", async (t) => {
   const repo = tempRepo();
   repo.add("some_directory", { "config.pbtxt": identityConfig(), "1/README.txt": "" });
   const server = await startServer({ modelControlMode: "explicit" });
   try {
-    await unlessFakeCoreLacks(
+    const registered = await unlessFakeCoreLacks(
+      t,
       "repository name mappings",
       () => server.registerModelRepository(repo.path, { some_directory: "mapped_identity" }),
     );
+    if (!registered) return;
     const model = await server.loadModel("mapped_identity");
     assert.equal(model.config().name, "mapped_identity");
     assert.deepEqual(await identity1d(server, "mapped_identity"), [1, 2, 3]);

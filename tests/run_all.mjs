@@ -1,98 +1,140 @@
-// `npm test`: builds the fake core (unless TRITONSERVER_LIB names a real library) and the thunk
-// driver, then runs the same suite (tests/main.ts) on Deno, Bun and Node, each with both callback
-// paths (TRITONFFI_CALLBACKS=native and =js), and prints one "N passed, N failed" line per run,
-// then the total. Exits non-zero when any test failed or a run did not finish.
-// TEST_RUNTIMES (default "deno,bun,node") and TEST_CALLBACKS (default "native,js") narrow it.
-import { spawnSync } from "node:child_process";
+// `npm test` (and `deno task test`): builds the fake core (unless TRITONSERVER_LIB names a real
+// library), the fake CUDA runtime (unless TRITONFFI_CUDART names one) and the thunk driver, then
+// runs the test files with each runtime's own test runner — `deno test`, `bun test`,
+// `node --test` — each with both callback paths (TRITONFFI_CALLBACKS=native and =js). Each
+// runner prints its own report; this script adds one line per run and the total, and exits
+// non-zero when any run failed or did not finish.
+//
+// TEST_RUNTIMES (default "deno,bun,node") and TEST_CALLBACKS (default "native,js") narrow it;
+// TEST_FILTER narrows the tests by name (the runners' --filter, -t, --test-name-pattern).
+// Arguments name test files to run instead of tests/: `npm test -- tests/tensor.test.ts`.
+// Plain Node ESM: it runs under the pinned node, Deno or Bun alike.
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { runtimeCommand } from "./runtime_command.mjs";
+import { stripVTControlCharacters } from "node:util";
+import { testCommand, toolchainBin } from "./runtime_command.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
+const node = toolchainBin(root, "node");
+
+/** Runs one of the build scripts with the pinned node; exits when it fails. */
+function build(script) {
+  const r = spawnSync(node, [join(root, script)], { stdio: "inherit", cwd: root, env });
+  if (r.status !== 0) {
+    console.error(`${script} failed (${r.error?.message ?? r.status ?? r.signal})`);
+    process.exit(r.status || 1);
+  }
+}
 
 if (env.TRITONSERVER_LIB) {
   console.log(`Testing against ${env.TRITONSERVER_LIB} (TRITONSERVER_LIB)`);
 } else {
-  const build = spawnSync(process.execPath, [join(root, "tests/fake_core/build.mjs")], {
-    stdio: "inherit",
-    cwd: root,
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  build("tests/fake_core/build.mjs");
   env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
   console.log(`Testing against the fake core (${env.TRITONSERVER_LIB})`);
 }
 if (!env.TRITONFFI_CUDART) {
   // The pinned and GPU allocator paths run against the fake CUDA runtime unless told otherwise
   // (TRITONFFI_CUDART=/path/to/libcudart.so for a real one).
-  const build = spawnSync(process.execPath, [join(root, "tests/fake_cuda/build.mjs")], {
-    stdio: "inherit",
-    cwd: root,
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  build("tests/fake_cuda/build.mjs");
   env.TRITONFFI_CUDART = join(root, ".build/fake_cuda/libcudart.so");
 }
 console.log(`CUDA runtime for the tests: ${env.TRITONFFI_CUDART}`);
-{
-  // The C driver that calls the native callbacks from threads (tests/thunks.test.ts).
-  const build = spawnSync(process.execPath, [join(root, "tests/thunk_driver/build.mjs")], {
-    stdio: "inherit",
-    cwd: root,
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
-const modes = (env.TEST_CALLBACKS ?? "native,js").split(",");
+// The C driver that calls the native callbacks from threads (tests/thunks.test.ts).
+build("tests/thunk_driver/build.mjs");
 
-const only = (env.TEST_RUNTIMES ?? "deno,bun,node").split(",");
-const runtimes = [
-  [
-    "deno",
-    ...runtimeCommand(root, "deno", "tests/main.ts", {
-      deno: ["--allow-run", "--v8-flags=--expose-gc"],
-    }),
-  ],
-  ["bun", ...runtimeCommand(root, "bun", "tests/main.ts")],
-  ["node", ...runtimeCommand(root, "node", "tests/main.ts", { node: ["--expose-gc"] })],
-].filter(([name]) => only.includes(name))
-  .flatMap(([name, cmd, args]) => modes.map((mode) => [name, cmd, args, mode]));
+const paths = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["tests/"];
+const filter = env.TEST_FILTER || undefined;
+const modes = (env.TEST_CALLBACKS ?? "native,js").split(",");
+const runtimes = (env.TEST_RUNTIMES ?? "deno,bun,node").split(",");
+
+/** Passed, failed and skipped counts from a runner's own closing report, or undefined. */
+function counts(runtime, output) {
+  // deno: "ok | 94 passed | 0 failed | 2 ignored (14s)"
+  // bun: " 94 pass", " 2 skip", " 0 fail" on lines of their own
+  // node (spec reporter): "ℹ pass 94", "ℹ fail 0", "ℹ cancelled 0", "ℹ skipped 2"
+  const text = stripVTControlCharacters(output);
+  const num = (re) => {
+    const m = re.exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  if (runtime === "deno") {
+    const m = /(\d+) passed \| (\d+) failed(?: \| (\d+) ignored)?/.exec(text);
+    return m && { passed: +m[1], failed: +m[2], skipped: +(m[3] ?? 0) };
+  }
+  if (runtime === "bun") {
+    const passed = num(/^\s*(\d+) pass$/m);
+    const failed = num(/^\s*(\d+) fail$/m);
+    return passed === undefined || failed === undefined
+      ? undefined
+      : { passed, failed, skipped: num(/^\s*(\d+) skip$/m) ?? 0 };
+  }
+  const passed = num(/^ℹ pass (\d+)$/m);
+  const failed = num(/^ℹ fail (\d+)$/m);
+  return passed === undefined || failed === undefined ? undefined : {
+    passed,
+    failed: failed + (num(/^ℹ cancelled (\d+)$/m) ?? 0),
+    skipped: num(/^ℹ skipped (\d+)$/m) ?? 0,
+  };
+}
+
+/** Runs `cmd` with its output shown as it comes and kept; resolves with status and output. */
+function run(cmd, args, runEnv) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: runEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => {
+      output += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on("data", (d) => {
+      output += d;
+      process.stderr.write(d);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20 * 60_000);
+    child.on("error", (e) => (output += `\n${e.message}`));
+    child.on("close", (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status: status ?? signal, output });
+    });
+  });
+}
 
 const summary = [];
-let passed = 0;
-let failed = 0;
-let skipped = 0;
+const total = { passed: 0, failed: 0, skipped: 0 };
 let broken = false;
-for (const [runtime, cmd, args, mode] of runtimes) {
-  const name = `${runtime} (${mode} callbacks)`;
-  if (!existsSync(cmd)) {
-    console.log(`${runtime}: not installed (${cmd}); run npm install`);
-    broken = true;
-    continue;
+for (const runtime of runtimes) {
+  for (const mode of modes) {
+    const name = `${runtime} (${mode} callbacks)`;
+    const [cmd, args] = testCommand(root, runtime, paths, filter);
+    if (!existsSync(cmd)) {
+      summary.push(`${name}: not installed (${cmd}); run npm install`);
+      broken = true;
+      continue;
+    }
+    console.log(`\n== ${name}: ${[cmd, ...args].join(" ")} ==`);
+    const r = await run(cmd, args, { ...env, TRITONFFI_CALLBACKS: mode });
+    const c = counts(runtime, r.output);
+    if (!c) {
+      summary.push(`${name}: did not finish (exit ${r.status})`);
+      broken = true;
+      continue;
+    }
+    total.passed += c.passed;
+    total.failed += c.failed;
+    total.skipped += c.skipped;
+    let line = `${name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`;
+    if (r.status !== 0 && c.failed === 0) {
+      line += ` (exited with ${r.status} after its tests)`;
+      broken = true;
+    }
+    summary.push(line);
   }
-  console.log(`\n== ${name} ==`);
-  const r = spawnSync(cmd, args, {
-    cwd: root,
-    env: { ...env, TRITONFFI_CALLBACKS: mode },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    timeout: 20 * 60_000,
-  });
-  process.stdout.write(r.stdout ?? "");
-  const m = /(\d+) passed, (\d+) failed, (\d+) skipped/.exec(r.stdout ?? "");
-  if (!m) {
-    summary.push(`${name}: did not finish (exit ${r.status ?? r.signal})`);
-    broken = true;
-    continue;
-  }
-  passed += Number(m[1]);
-  failed += Number(m[2]);
-  skipped += Number(m[3]);
-  if (r.status !== 0 && Number(m[2]) === 0) {
-    summary.push(`${name}: exited with ${r.status ?? r.signal} after its tests`);
-    broken = true;
-  }
-  summary.push(`${name}: ${m[1]} passed, ${m[2]} failed, ${m[3]} skipped`);
 }
 console.log("\n" + summary.join("\n"));
-console.log(`total: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(failed > 0 || broken ? 1 : 0);
+console.log(`total: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(total.failed > 0 || broken ? 1 : 0);

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
+import { after, test } from "node:test";
 import { type InferResponse, ResponseQueue, type Server, TritonError } from "../mod.ts";
-import { test } from "./harness.ts";
-import { collect, idle, liveCounter, sharedServer, startServer } from "./support/env.ts";
+import {
+  collect,
+  idle,
+  liveCounter,
+  sharedServer,
+  startServer,
+  stopShared,
+} from "./support/env.ts";
+
+after(stopShared);
 
 function sleepInputs(count: number, delayMs: number) {
   return { COUNT: new Int32Array([count]), DELAY_MS: new Int32Array([delayMs]) };
@@ -220,27 +229,31 @@ test("an AbortSignal fired mid-stream ends it with CANCELLED and delivers nothin
   await settled(server);
 });
 
-test("10,000 requests at concurrency 128 each get exactly their own response", async () => {
-  const server = await sharedServer();
-  const model = server.model("identity_int32");
-  const seen = new Uint8Array(10_000);
-  let next = 0;
-  const worker = async () => {
-    while (next < seen.length) {
-      const k = next++;
-      for await (
-        const r of model.infer({
-          inputs: { INPUT0: { dtype: "INT32", shape: [1, 1], data: new Int32Array([k]) } },
-        })
-      ) {
-        seen[(r.outputs.OUTPUT0.data as Int32Array)[0]]++;
+test(
+  "10,000 requests at concurrency 128 each get exactly their own response",
+  { timeout: 300_000 },
+  async () => {
+    const server = await sharedServer();
+    const model = server.model("identity_int32");
+    const seen = new Uint8Array(10_000);
+    let next = 0;
+    const worker = async () => {
+      while (next < seen.length) {
+        const k = next++;
+        for await (
+          const r of model.infer({
+            inputs: { INPUT0: { dtype: "INT32", shape: [1, 1], data: new Int32Array([k]) } },
+          })
+        ) {
+          seen[(r.outputs.OUTPUT0.data as Int32Array)[0]]++;
+        }
       }
-    }
-  };
-  await Promise.all(Array.from({ length: 128 }, worker));
-  assert.equal(seen.filter((n) => n === 1).length, 10_000);
-  await settled(server);
-}, { timeout: 300_000 });
+    };
+    await Promise.all(Array.from({ length: 128 }, worker));
+    assert.equal(seen.filter((n) => n === 1).length, 10_000);
+    await settled(server);
+  },
+);
 
 test("a ResponseQueue receives the responses too, while the generator is not iterated", async () => {
   const server = await sharedServer();
@@ -292,7 +305,9 @@ test("request options are accepted; bad values are rejected before any C call", 
   await settled(server);
 });
 
-test("stop() while streams are in flight ends them with an error and does not hang", async () => {
+test("stop() while streams are in flight ends them with an error and does not hang", {
+  timeout: 120_000,
+}, async () => {
   const live = await liveCounter();
   const before = live?.("total");
   const server = await startServer();
@@ -308,4 +323,4 @@ test("stop() while streams are in flight ends them with an error and does not ha
   await server.stop();
   assert.deepEqual(await Promise.all(streams), new Array(4).fill("UNAVAILABLE"));
   if (live) assert.equal(live("total"), before);
-}, { timeout: 120_000 });
+});

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import {
   bf16ToNumber,
   fp16ToNumber,
@@ -8,7 +9,6 @@ import {
   TritonError,
 } from "../mod.ts";
 import { decodeBytes, encodeBytes } from "../src/bytes.ts";
-import { test } from "./harness.ts";
 
 test("BYTES encoding uses 4-byte little-endian length prefixes", () => {
   const buf = encodeBytes(["ab", new Uint8Array([255]), ""]);

@@ -6,6 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { loadTriton } from "../ffi/loader.ts";
 import { callbackTable } from "../ffi/callbacks.ts";
 import type { CompletionKindValue } from "../ffi/completion_ring.ts";
@@ -18,12 +19,11 @@ import {
   type RingWaiter,
 } from "../ffi/native_ring.ts";
 import { platform } from "../ffi/os.ts";
-import { env } from "../ffi/runtime.ts";
+import { env, runtimeName } from "../ffi/runtime.ts";
 import { compileBunRing } from "../ffi/thunks/bun_ring.ts";
 import { installThunks, type ThunkPointers } from "../ffi/thunks/install.ts";
 import { generateX8664, MALLOC_FAILED } from "../ffi/thunks/x86_64.ts";
 import type { Ptr } from "../ffi/types.ts";
-import { skip, test } from "./harness.ts";
 import { runScript } from "./support/env.ts";
 
 /** The constants tests/thunk_driver/x86_64_reference.S was assembled with. */
@@ -232,18 +232,27 @@ const DRIVER_PATH = env("TRITONFFI_THUNK_DRIVER") ??
     new URL("../.build/thunk_driver/libthunk_driver.so", import.meta.url).pathname,
   );
 
-/** The library, the driver, and the native producers for a fresh ring (skips where unusable). */
-async function setup(capacity: number, eventfd = false) {
+/** Why the tests that drive native producers cannot run here, or false. */
+async function nativeUnusable(): Promise<string | false> {
   const { arch, linux } = platform();
-  if (!linux || arch !== "x86_64") skip(`native callbacks are x86-64 Linux only (${arch})`);
+  if (!linux || arch !== "x86_64") return `native callbacks are x86-64 Linux only (${arch})`;
+  try {
+    (await loadTriton()).ffi.open(DRIVER_PATH, driverSymbols);
+    return false;
+  } catch (e) {
+    return `no thunk driver at ${DRIVER_PATH} (npm test builds it): ${e}`;
+  }
+}
+
+const needsNative = { skip: await nativeUnusable() };
+const bun = runtimeName() === "bun";
+
+/** The library, the driver, and the native producers for a fresh ring (tests that call it skip
+ * with {@link needsNative}). */
+async function setup(capacity: number, eventfd = false) {
   const lib = await loadTriton();
   const { ffi } = lib;
-  let driver;
-  try {
-    driver = ffi.open(DRIVER_PATH, driverSymbols).sync;
-  } catch (e) {
-    skip(`no thunk driver at ${DRIVER_PATH} (npm test builds it): ${e}`);
-  }
+  const driver = ffi.open(DRIVER_PATH, driverSymbols).sync;
   const ring = new NativeRing(ffi, capacity);
   const address = (p: Ptr) => BigInt(ffi.address(p));
   const inDriver = (name: string) => address(lib.addressIn(DRIVER_PATH, name));
@@ -321,30 +330,37 @@ async function completions(threads: number, count: number, capacity: number, eve
 
 test(
   "native ring: 1M completions from 4 producer threads through a 1024-slot ring, none lost or duplicated",
+  { ...needsNative, timeout: 120_000 },
   async () => {
     const seconds = await completions(4, 250_000, 1024);
     console.log(`        (${(1e6 / seconds / 1000).toFixed(0)}k completions/s)`);
   },
-  { timeout: 120_000 },
 );
 
-test("native ring: eventfd wake-up (the fallback wait), 100k completions", async () => {
-  const lib = await loadTriton();
-  if (lib.ffi.name === "bun") skip("Bun wakes the consumer with a posted callback");
+test("native ring: eventfd wake-up (the fallback wait), 100k completions", {
+  skip: needsNative.skip || (bun && "Bun wakes the consumer with a posted callback"),
+}, async () => {
   await completions(2, 50_000, 256, true);
 });
 
-test("allocator thunks: CPU sizes, alignment, out-parameters and free; other policies forwarded intact; malloc failure", async () => {
-  const { lib, driver, thunks } = await setup(64);
-  if (!thunks) skip(`${lib.ffi.name}: the allocator is C compiled by cc() (see memory tests)`);
-  const failed = driver.driver_check_allocator(
-    thunks.alloc,
-    thunks.release,
-    thunks.query,
-    thunks.bufferAttributes,
-  );
-  assert.equal(failed, 0, `check ${failed} of driver_check_allocator failed`);
-});
+test(
+  "allocator thunks: CPU sizes, alignment, out-parameters and free; other policies forwarded intact; malloc failure",
+  {
+    skip: needsNative.skip ||
+      (bun && "bun: the allocator is C compiled by cc() (see memory tests)"),
+  },
+  async () => {
+    const { driver, thunks } = await setup(64);
+    assert.ok(thunks, "the allocator thunks were installed");
+    const failed = driver.driver_check_allocator(
+      thunks.alloc,
+      thunks.release,
+      thunks.query,
+      thunks.bufferAttributes,
+    );
+    assert.equal(failed, 0, `check ${failed} of driver_check_allocator failed`);
+  },
+);
 
 test("TRITONFFI_CALLBACKS chooses the callback path", async () => {
   const lib = await loadTriton();
@@ -359,10 +375,10 @@ test("TRITONFFI_CALLBACKS chooses the callback path", async () => {
 
 test(
   "a request keeps the process alive, also after the completion consumer went idle",
+  { timeout: 120_000 },
   async () => {
     const r = await runScript("support/idle_then_busy.ts", { TRITONFFI_POLL_US: "0" });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ok$/m);
   },
-  { timeout: 120_000 },
 );

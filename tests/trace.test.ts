@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
+import { test } from "node:test";
 import { runtimeName } from "../ffi/runtime.ts";
-import type { Server, TraceActivity, TraceOptions } from "../mod.ts";
-import { skip, test } from "./harness.ts";
+import type { Server, TraceActivity, TraceOptions, TritonError } from "../mod.ts";
 import { isTritonError, unsupported } from "./support/assertions.ts";
 import { collect, startServer } from "./support/env.ts";
 
@@ -39,16 +39,24 @@ async function traced(
   return { activities, ends };
 }
 
-/** Skips the test where the core was built without tracing. */
-async function needTracing(server: Server): Promise<void> {
-  const none = await unsupported(() => traced(server, "probe", [0]));
-  if (none) skip(`this core has no tracing (${none.message})`);
-}
-
-test("a trace sees each request's activities in order, then ends once", async () => {
+/** Where the core was built without tracing: the UNSUPPORTED error a traced request gets. */
+async function tracingMissing(): Promise<TritonError | undefined> {
   const server = await startServer(explicit);
   try {
-    await needTracing(server);
+    return await unsupported(() => traced(server, "probe", [0]));
+  } finally {
+    await server.stop();
+  }
+}
+
+const noTracing = await tracingMissing();
+const needTracing = {
+  skip: noTracing !== undefined && `this core has no tracing (${noTracing.message})`,
+};
+
+test("a trace sees each request's activities in order, then ends once", needTracing, async () => {
+  const server = await startServer(explicit);
+  try {
     const runs = await Promise.all(
       [0, 1, 2, 3].map((i) => traced(server, `traced-${i}`, [i, i + 1, i + 2])),
     );
@@ -81,10 +89,9 @@ test("a trace sees each request's activities in order, then ends once", async ()
   }
 });
 
-test("a tensor trace reports the input and output tensors", async () => {
+test("a tensor trace reports the input and output tensors", needTracing, async () => {
   const server = await startServer(explicit);
   try {
-    await needTracing(server);
     const { activities } = await traced(server, "tensors", [7, 8, 9], ["timestamps", "tensors"]);
     const tensors = activities.filter((a) => a.type === "tensor");
     const input = tensors.find((a) => a.activity === "TENSOR_QUEUE_INPUT");
@@ -112,55 +119,58 @@ test("a tensor trace reports the input and output tensors", async () => {
   }
 });
 
-test("refused traced requests: the trace is deleted whether or not Triton took it", async () => {
-  const server = await startServer(explicit);
-  try {
-    await needTracing(server);
-    let ends = 0;
-    const trace = { onActivity() {}, onEnd: () => ends++ };
-    // Refused before Triton attaches the trace (bad input): the binding deletes it, no onEnd.
-    assert.throws(
-      () =>
-        server.model("identity_int32").infer({
-          inputs: { BOGUS: { dtype: "INT32", shape: [1, 1], data: new Int32Array(1) } },
-          trace,
-        }),
-      isTritonError("INVALID_ARG", /BOGUS/),
-    );
-    // Refused after Triton attached it (queue full): Triton releases it, onEnd runs.
-    const config = server.model("identity_int32").config();
-    await server.loadModel("identity_int32", {
-      config: {
-        ...config,
-        instance_group: [{ kind: "KIND_CPU", count: 1 }],
-        parameters: { execute_delay_ms: { string_value: "200" } },
-        dynamic_batching: { default_queue_policy: { max_queue_size: 1 } },
-      },
-    });
-    const streams = [];
-    let refused = 0;
-    for (let i = 0; i < 6; i++) {
-      try {
-        streams.push(
+test(
+  "refused traced requests: the trace is deleted whether or not Triton took it",
+  needTracing,
+  async () => {
+    const server = await startServer(explicit);
+    try {
+      let ends = 0;
+      const trace = { onActivity() {}, onEnd: () => ends++ };
+      // Refused before Triton attaches the trace (bad input): the binding deletes it, no onEnd.
+      assert.throws(
+        () =>
           server.model("identity_int32").infer({
-            inputs: { INPUT0: { dtype: "INT32", shape: [1, 1], data: new Int32Array([i]) } },
+            inputs: { BOGUS: { dtype: "INT32", shape: [1, 1], data: new Int32Array(1) } },
             trace,
           }),
-        );
-      } catch (e) {
-        isTritonError("UNAVAILABLE", /queue/)(e);
-        refused++;
+        isTritonError("INVALID_ARG", /BOGUS/),
+      );
+      // Refused after Triton attached it (queue full): Triton releases it, onEnd runs.
+      const config = server.model("identity_int32").config();
+      await server.loadModel("identity_int32", {
+        config: {
+          ...config,
+          instance_group: [{ kind: "KIND_CPU", count: 1 }],
+          parameters: { execute_delay_ms: { string_value: "200" } },
+          dynamic_batching: { default_queue_policy: { max_queue_size: 1 } },
+        },
+      });
+      const streams = [];
+      let refused = 0;
+      for (let i = 0; i < 6; i++) {
+        try {
+          streams.push(
+            server.model("identity_int32").infer({
+              inputs: { INPUT0: { dtype: "INT32", shape: [1, 1], data: new Int32Array([i]) } },
+              trace,
+            }),
+          );
+        } catch (e) {
+          isTritonError("UNAVAILABLE", /queue/)(e);
+          refused++;
+        }
       }
+      assert.ok(refused > 0, "the queue refused some requests");
+      for (const s of streams) await collect(s);
+      const deadline = Date.now() + 5000;
+      while (ends < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(ends, 6, "every trace Triton took ended, accepted or refused");
+    } finally {
+      await server.stop();
     }
-    assert.ok(refused > 0, "the queue refused some requests");
-    for (const s of streams) await collect(s);
-    const deadline = Date.now() + 5000;
-    while (ends < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(ends, 6, "every trace Triton took ended, accepted or refused");
-  } finally {
-    await server.stop();
-  }
-});
+  },
+);
 
 test("bad trace options: INVALID_ARG before any C call", async () => {
   const server = await startServer(explicit);
@@ -183,11 +193,13 @@ test("bad trace options: INVALID_ARG before any C call", async () => {
   }
 });
 
-test("a core without tracing: a traced infer() throws UNSUPPORTED and leaves nothing behind", async () => {
+test("a core without tracing: a traced infer() throws UNSUPPORTED and leaves nothing behind", {
+  skip: noTracing === undefined && "this core has tracing",
+}, async () => {
   const server = await startServer(explicit);
   try {
     const none = await unsupported(() => traced(server, "probe", [0]));
-    if (!none) skip("this core has tracing");
+    assert.ok(none, "a traced request was refused");
     assert.match(none.message, /tracing/);
     assert.equal(server.inflight, 0);
     // The server still serves untraced requests.

@@ -157,9 +157,7 @@ export async function runScript(
       "--allow-write",
       path,
     ]]
-    : "Bun" in globalThis
-    ? [process.execPath, [path]]
-    : [process.execPath, ["--import", "tsx", path]];
+    : [process.execPath, [path]];
   const r = spawnSync(cmd, args, {
     env: { ...process.env, ...extraEnv },
     encoding: "utf8",

@@ -502,6 +502,12 @@ typedef struct fc_model {
   fc_stats stats;
   fc_reporter* reporter;    /* while the instances exist (may be NULL) */
   struct fc_tmpdir* tmpdir; /* files of a load with 'file:' parameters */
+  /* Responses not yet deleted (guarded by mu). As on the real core, where an
+   * InferenceResponse holds a shared_ptr to its Model, a live response holds
+   * the model: ServerStop waits for it, and a record still held when the
+   * server is freed is left 'orphaned' for its last response to free. */
+  size_t live_responses;
+  bool orphaned;
 
   struct fc_model* next;   /* server's list of every record */
 } fc_model;
@@ -565,6 +571,13 @@ void fc_model_release_resources(fc_model* m);
 /* Stop accepting, wait for in-flight work and join all threads. */
 void fc_model_shutdown(fc_model* m);
 void fc_model_free(fc_model* m);
+/* A response of 'm' was created / deleted (see live_responses). */
+void fc_model_response_new(fc_model* m);
+void fc_model_response_gone(fc_model* m);
+/* True while a response of 'm' is alive. */
+bool fc_model_held(fc_model* m);
+/* The server drops its record: freed now, or by its last response. */
+void fc_model_drop(fc_model* m);
 
 /* Lookups (server->mu must be held). */
 fc_model* fc_model_find_locked(fc_server* s, const char* name, int64_t version);

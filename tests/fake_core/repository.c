@@ -542,6 +542,49 @@ fc_model_free(fc_model* m)
   free(m);
 }
 
+void
+fc_model_response_new(fc_model* m)
+{
+  pthread_mutex_lock(&m->mu);
+  m->live_responses++;
+  pthread_mutex_unlock(&m->mu);
+}
+
+void
+fc_model_response_gone(fc_model* m)
+{
+  pthread_mutex_lock(&m->mu);
+  bool free_now = --m->live_responses == 0 && m->orphaned;
+  pthread_mutex_unlock(&m->mu);
+  if (free_now) {
+    fc_model_free(m);
+  }
+}
+
+bool
+fc_model_held(fc_model* m)
+{
+  pthread_mutex_lock(&m->mu);
+  bool held = m->live_responses > 0;
+  pthread_mutex_unlock(&m->mu);
+  return held;
+}
+
+void
+fc_model_drop(fc_model* m)
+{
+  pthread_mutex_lock(&m->mu);
+  bool held = m->live_responses > 0;
+  if (held) {
+    m->orphaned = true;
+    m->server = NULL;
+  }
+  pthread_mutex_unlock(&m->mu);
+  if (!held) {
+    fc_model_free(m);
+  }
+}
+
 static void
 set_state_locked(fc_model* m, fc_model_state st, const char* reason)
 {

@@ -18,6 +18,7 @@ fc_response_new(fc_factory* f)
   TRITONSERVER_InferenceResponse* r = fc_xcalloc(1, sizeof(*r));
   r->factory = fc_factory_ref(f);
   r->trace = fc_trace_ref_from(f);
+  fc_model_response_new(f->model); /* the response holds its model */
   fc_count_inc(FC_K_RESPONSE);
   TRITONSERVER_ResponseAllocator* a = f->allocator;
   if (a != NULL && a->start_fn != NULL) {
@@ -208,9 +209,11 @@ fc_response_destroy(TRITONSERVER_InferenceResponse* r)
   if (r->trace != NULL) {
     fc_trace_detach(r->trace, NULL); /* may be the trace's last holder */
   }
+  fc_model* m = r->factory->model;
   fc_factory_unref(r->factory);
   free(r);
   fc_count_dec(FC_K_RESPONSE);
+  fc_model_response_gone(m); /* may free an orphaned record */
 }
 
 /* ---- public API ---- */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define SERVER_CHECK(s)                                                 \
   do {                                                                  \
@@ -127,7 +128,49 @@ load_startup_models(fc_server* s)
   return result;
 }
 
-/* Wait for in-flight work (bounded by the exit timeout), then unload. */
+/* Marks the server's models unloaded, but for those a live response still
+ * holds, which stay UNLOADING (s->mu held). Returns how many are held. */
+static size_t
+settle_models_locked(fc_server* s)
+{
+  size_t held = 0;
+  for (fc_model* m = s->models; m; m = m->next) {
+    if (m->state != FC_MS_READY && m->state != FC_MS_UNLOADING &&
+        m->state != FC_MS_LOADING) {
+      continue;
+    }
+    if (fc_model_held(m)) {
+      held++;
+      if (m->state != FC_MS_UNLOADING) {
+        m->state = FC_MS_UNLOADING;
+        free(m->reason);
+        m->reason = fc_strdup("");
+      }
+    } else {
+      m->state = FC_MS_UNAVAILABLE;
+      free(m->reason);
+      m->reason = fc_strdup("unloaded");
+    }
+  }
+  return held;
+}
+
+static TRITONSERVER_Error*
+exit_timeout_error(void)
+{
+  return fc_err(
+      TRITONSERVER_ERROR_INTERNAL, "Exit timeout expired. Exiting immediately.");
+}
+
+/* As the real core's InferenceServer::Stop: wait for in-flight inferences,
+ * unload every model, then wait until no model is live any more, all within
+ * one exit timeout. A model stays live while a response of it is not
+ * deleted (the response holds the model), so an undisposed response makes
+ * Stop wait the whole timeout, logging "Found N live models" each second,
+ * and then fail with INTERNAL "Exit timeout expired. Exiting immediately."
+ * with the model still alive. The real core checks once a second; the fake
+ * checks every 100 ms. A later Stop returns success at once (the server is
+ * no longer READY), so ServerDelete after a failed Stop deletes it. */
 static TRITONSERVER_Error*
 server_stop(fc_server* s)
 {
@@ -153,23 +196,41 @@ server_stop(fc_server* s)
   }
   if (!idle) {
     pthread_mutex_unlock(&s->load_mu);
-    return fc_err(
-        TRITONSERVER_ERROR_INTERNAL,
-        "Exit timeout expired. Exiting immediately.");
+    return exit_timeout_error();
   }
   FC_LOG_INFO("All models are stopped, unloading models");
   for (fc_model* m = s->models; m; m = m->next) {
     fc_sched_join(m);
-    pthread_mutex_lock(&s->mu);
-    if (m->state == FC_MS_READY || m->state == FC_MS_UNLOADING ||
-        m->state == FC_MS_LOADING) {
-      m->state = FC_MS_UNAVAILABLE;
-      free(m->reason);
-      m->reason = fc_strdup("unloaded");
-    }
-    pthread_mutex_unlock(&s->mu);
   }
   fc_server_join_unloaders(s, true);
+
+  uint64_t next_log = 0;
+  for (;;) {
+    pthread_mutex_lock(&s->mu);
+    size_t live = settle_models_locked(s);
+    pthread_mutex_unlock(&s->mu);
+    uint64_t now = fc_now_ns();
+    if (live > 0 && now >= next_log) {
+      uint64_t left = now < deadline ? (deadline - now) / 1000000000ull : 0;
+      FC_LOG_INFO(
+          "Timeout %llu: Found %zu live models and 0 in-flight non-inference "
+          "requests",
+          (unsigned long long)left, live);
+      next_log = now + 1000000000ull;
+    }
+    if (live == 0) {
+      break;
+    }
+    if (now >= deadline) {
+      pthread_mutex_unlock(&s->load_mu);
+      return exit_timeout_error();
+    }
+    uint64_t step = deadline - now < 100000000ull ? deadline - now : 100000000ull;
+    struct timespec ts = {
+        .tv_sec = (time_t)(step / 1000000000ull),
+        .tv_nsec = (long)(step % 1000000000ull)};
+    nanosleep(&ts, NULL);
+  }
   pthread_mutex_unlock(&s->load_mu);
   return NULL;
 }
@@ -192,7 +253,7 @@ server_free(fc_server* s)
   fc_model* m = s->models;
   while (m) {
     fc_model* next = m->next;
-    fc_model_free(m);
+    fc_model_drop(m); /* a record a live response holds outlives the server */
     m = next;
   }
   fc_strset_clear(&s->repo_paths);
@@ -344,6 +405,10 @@ TRITONSERVER_ServerIsReady(TRITONSERVER_Server* server, bool* ready)
   return NULL;
 }
 
+/* As the real core's InferenceServer::ModelIsReady: UNAVAILABLE "Server not
+ * ready" unless the server is READY; otherwise success, with *ready false
+ * when the model cannot be found at READY (unknown, unloaded, unloading or
+ * failed to load) rather than the lookup's error. */
 TRITONSERVER_Error*
 TRITONSERVER_ServerModelIsReady(
     TRITONSERVER_Server* server, const char* model_name,
@@ -351,20 +416,19 @@ TRITONSERVER_ServerModelIsReady(
 {
   SERVER_CHECK(server);
   fc_server* s = (fc_server*)server;
-  fc_model* m = NULL;
-  TRITONSERVER_Error* err = fc_server_get_model(s, model_name, model_version, &m);
-  if (err) {
-    return err;
-  }
   *ready = false;
-  pthread_mutex_lock(&s->mu);
-  fc_server_state st = s->state;
-  bool r = (m->state == FC_MS_READY);
-  pthread_mutex_unlock(&s->mu);
-  if (st != FC_SS_READY) {
+  if (get_state(s) != FC_SS_READY) {
     return fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "Server not ready");
   }
-  *ready = r;
+  fc_model* m = NULL;
+  TRITONSERVER_Error* err = fc_server_get_model(s, model_name, model_version, &m);
+  if (err != NULL) {
+    fc_err_free(err);
+    return NULL;
+  }
+  pthread_mutex_lock(&s->mu);
+  *ready = (m->state == FC_MS_READY);
+  pthread_mutex_unlock(&s->mu);
   return NULL;
 }
 

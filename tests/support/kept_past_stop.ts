@@ -9,7 +9,8 @@ import process from "node:process";
 import { type InferResponse, TritonError } from "../../mod.ts";
 import { fakeProbe, startServer } from "./env.ts";
 
-const server = await startServer();
+// The kept response holds its model, so stop() waits the whole exit timeout (as on the real core).
+const server = await startServer({ exitTimeout: 1 });
 const kept: InferResponse[] = [];
 let value = -1;
 for await (

@@ -1,0 +1,109 @@
+/**
+ * Behaviours of the real core that the fake core imitates, checked at the C API: these run
+ * against whichever core `TRITONSERVER_LIB` names (on a real one they confirm what the fake
+ * imitates). Without `TRITONSERVER_LIB` they use the fake core built by
+ * `node tests/fake_core/build.mjs`.
+ *
+ * `deno test -A tests/fake_core_behaviour.test.ts`, `bun test tests/fake_core_behaviour.test.ts`.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import process from "node:process";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { InferResponse, Server } from "../mod.ts";
+import { errorFromPtr, TritonError } from "../src/errors.ts";
+import { startServer } from "./support/env.ts";
+
+// Read when the first server starts.
+const fakeCore = fileURLToPath(new URL("../.build/fake_core/libtritonserver.so", import.meta.url));
+if (!process.env.TRITONSERVER_LIB && existsSync(fakeCore)) {
+  process.env.TRITONSERVER_LIB = fakeCore;
+}
+
+/** Runs identity_int32 once and keeps its response (the queue's consumer owns it). */
+async function keepOneResponse(server: Server): Promise<InferResponse> {
+  const kept: InferResponse[] = [];
+  for await (
+    const r of server.model("identity_int32").infer({
+      inputs: { INPUT0: { dtype: "INT32", shape: [1, 2], data: new Int32Array([5, 6]) } },
+      responseQueue: kept,
+    })
+  ) {
+    assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [5, 6]);
+  }
+  assert.equal(kept.length, 1);
+  return kept[0];
+}
+
+/** Calls `TRITONSERVER_ServerStop` directly; returns its error (or undefined) and the time taken. */
+async function serverStop(server: Server): Promise<{ error?: TritonError; ms: number }> {
+  const { lib, server: ptr } = server.native();
+  const start = Date.now();
+  const err = await lib.apiAsync.TRITONSERVER_ServerStop(ptr);
+  const ms = Date.now() - start;
+  return { error: lib.ffi.isNull(err) ? undefined : errorFromPtr(lib, err, true), ms };
+}
+
+test("a live response holds its model: ServerStop waits the exit timeout, then fails", async () => {
+  const server = await startServer({ exitTimeout: 1 });
+  const response = await keepOneResponse(server);
+  try {
+    const { error, ms } = await serverStop(server);
+    assert.ok(ms >= 900, `ServerStop returned after ${ms} ms, before the 1 s exit timeout`);
+    assert.ok(error instanceof TritonError, "ServerStop fails after the exit timeout");
+    assert.equal(error.code, "INTERNAL");
+    assert.match(error.message, /Exit timeout expired/);
+    // The model is still alive: the response still reads it and its outputs.
+    assert.equal(response.model.name, "identity_int32");
+    assert.deepEqual(Array.from(response.outputs.OUTPUT0.data as Int32Array), [5, 6]);
+  } finally {
+    response.dispose();
+    await server.stop(); // a second ServerStop returns at once; ServerDelete deletes the server
+  }
+});
+
+test("with every response deleted, ServerStop returns at once and succeeds", async () => {
+  const server = await startServer({ exitTimeout: 1 });
+  const response = await keepOneResponse(server);
+  response.dispose();
+  try {
+    const { error, ms } = await serverStop(server);
+    assert.equal(error, undefined, `ServerStop failed: ${error?.message}`);
+    assert.ok(ms < 900, `ServerStop took ${ms} ms`);
+  } finally {
+    await server.stop();
+  }
+});
+
+/** `TRITONSERVER_ServerModelIsReady` called directly: its error (thrown) or the flag. */
+function modelIsReady(server: Server, name: string, version = -1): boolean {
+  const { lib, server: ptr } = server.native();
+  const flag = new Uint8Array([7]);
+  const err = lib.api.TRITONSERVER_ServerModelIsReady(ptr, name, BigInt(version), flag);
+  if (!lib.ffi.isNull(err)) throw errorFromPtr(lib, err, true);
+  return flag[0] !== 0;
+}
+
+test("ServerModelIsReady after an unload returns false, not an error", async () => {
+  const server = await startServer({ modelControlMode: "explicit" });
+  try {
+    assert.equal(modelIsReady(server, "identity_int32"), false, "never loaded");
+    await server.loadModel("identity_int32");
+    assert.equal(modelIsReady(server, "identity_int32"), true);
+    assert.equal(modelIsReady(server, "identity_int32", 1), true);
+    await server.unloadModel("identity_int32");
+    const deadline = Date.now() + 10_000;
+    while (server.models().find((m) => m.name === "identity_int32")?.state !== "UNAVAILABLE") {
+      assert.ok(Date.now() < deadline, "the unload did not finish");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(modelIsReady(server, "identity_int32"), false, "latest version, unloaded");
+    assert.equal(modelIsReady(server, "identity_int32", 1), false, "version 1, unloaded");
+    assert.equal(modelIsReady(server, "no_such_model"), false, "unknown model");
+  } finally {
+    await server.stop();
+  }
+});

@@ -14,7 +14,6 @@
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 import { loadTriton, Server } from "../mod.ts";
-import { callbackTable } from "../ffi/callbacks.ts";
 import { env, runtimeName } from "../ffi/runtime.ts";
 import { bigOutput } from "./big_output.ts";
 import { inference, SCENARIOS } from "./inference.ts";
@@ -37,7 +36,7 @@ const server = await new Server({
   logWarn: false,
 }).start();
 const lib = await loadTriton();
-const table = callbackTable(lib);
+const table = lib.binding.callbacks;
 const versions = (globalThis as { process?: { versions: Record<string, string> } }).process
   ?.versions ?? {};
 const runtime = runtimeName();

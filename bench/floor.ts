@@ -17,7 +17,6 @@
  * @module
  */
 import type { CompletionHandler } from "../ffi/completion_ring.ts";
-import * as keepalive from "../ffi/keepalive.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import type { InferTarget } from "../src/request.ts";
@@ -39,7 +38,7 @@ export async function floor(
 ): Promise<FloorResults> {
   const { api, ffi } = lib;
   const { server, allocator } = target;
-  const callbacks = target.table.callbacks;
+  const callbacks = lib.binding.callbacks;
   const out = new BigUint64Array(new ArrayBuffer(8));
   const shape = new BigInt64Array(new ArrayBuffer(16)); // [1, 16], off the JS heap
   shape.set([1n, 16n]);
@@ -117,7 +116,7 @@ export async function floor(
   };
 
   const route = callbacks.setHandler(handler);
-  keepalive.hold();
+  lib.binding.keepalive.hold();
   try {
     await run(1, ms / 4);
     const lat: number[] = [];
@@ -147,7 +146,7 @@ export async function floor(
       throughput_c128_1x16: inferences / seconds,
     };
   } finally {
-    keepalive.release();
+    lib.binding.keepalive.release();
     callbacks.setHandler(route);
   }
 }

@@ -9,7 +9,6 @@ import { measure } from "mitata";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import type { CompletionHandler } from "../ffi/completion_ring.ts";
-import * as keepalive from "../ffi/keepalive.ts";
 import type { InferTarget } from "../src/request.ts";
 import { outParams, responseOutput } from "../src/response.ts";
 
@@ -31,7 +30,7 @@ const STRAY = 0x7ffffff0;
 export async function micro(lib: TritonLibrary, target: InferTarget): Promise<MicroResults> {
   const { api, ffi } = lib;
   const { server, allocator } = target;
-  const callbacks = target.table.callbacks;
+  const callbacks = lib.binding.callbacks;
   const out = new BigUint64Array(new ArrayBuffer(8));
   const shape = new BigInt64Array(new ArrayBuffer(16)); // [1, 16], off the JS heap
   shape.set([1n, 16n]);
@@ -73,7 +72,7 @@ export async function micro(lib: TritonLibrary, target: InferTarget): Promise<Mi
     else route(kind, object, flags, userp);
   };
   callbacks.setHandler(count);
-  keepalive.hold();
+  lib.binding.keepalive.hold();
   const perCall: number[] = [];
   const userp = ffi.fromAddress(STRAY);
   try {
@@ -106,7 +105,7 @@ export async function micro(lib: TritonLibrary, target: InferTarget): Promise<Mi
       while (finals < 64) await new Promise((r) => setTimeout(r, 1));
     }
   } finally {
-    keepalive.release();
+    lib.binding.keepalive.release();
     callbacks.setHandler(route);
   }
   perCall.sort((a, b) => a - b);

@@ -1,12 +1,14 @@
 /**
- * The process-wide C function pointers Triton calls, and how their calls reach JS.
+ * The C function pointers Triton calls (one set per library, owned by its `Binding`), and how
+ * their calls reach JS.
  *
  * One function pointer per callback kind, created on first use and never closed (closing a
  * callback Triton may still call crashes the runtimes). Requests are told apart by `userp`, an
  * integer the binding passes as `void*`; nothing is created per request.
  *
  * Two ways to deliver completions, both as `(kind, object, flags, userp)` on a later macrotask of
- * the JS thread (never inside a callback: Deno's microtask trap, see shared FFI facts):
+ * the JS thread (never inside a callback: on Deno, a promise resolved inside a threadsafe callback runs its
+ * continuation before the foreign thread is released, so a blocking call there deadlocks):
  *
  * - `"native"` (default where available): response-complete and request-release are native code
  *   (`native_callbacks.ts`) that pushes into a native ring drained by JS; on Deno and Node the
@@ -29,7 +31,7 @@ import {
   type CompletionKindValue,
   CompletionRing,
 } from "./completion_ring.ts";
-import * as keepalive from "./keepalive.ts";
+import type { KeepAlive } from "./keepalive.ts";
 import type { TritonLibrary } from "./loader.ts";
 import { macrotask } from "./macrotask.ts";
 import { nativeCallbacks } from "./native_callbacks.ts";
@@ -48,8 +50,10 @@ export interface CallbackTable {
    * previous one. */
   setHandler(handler: CompletionHandler): CompletionHandler;
   /** Loads `libcudart` on first call and gives it to the allocator; undefined when absent
-   * (`cudaLoadFailure` in `cuda.ts` says why). */
+   * ({@link cudaFailure} says why). */
   cuda(): CudaRuntime | undefined;
+  /** Why no CUDA runtime could be loaded, once {@link cuda} found none. */
+  readonly cudaFailure: string | undefined;
   /** How completions arrive: native producers and ring, or JS callbacks. */
   readonly mode: CallbackMode;
   /** Why the native path is not in use, when it is not. */
@@ -58,8 +62,6 @@ export interface CallbackTable {
 
 /** See {@link CallbackTable.mode}. */
 export type CallbackMode = "native" | "js";
-
-let table: CallbackTable | undefined;
 
 /** The mode `TRITONFFI_CALLBACKS` asks for (undefined: native where available, else JS). */
 function requestedMode(): CallbackMode | undefined {
@@ -70,11 +72,11 @@ function requestedMode(): CallbackMode | undefined {
 }
 
 /**
- * The process-wide callback table for `lib` (created once).
+ * Creates the callback table of `lib` (its {@link Binding} does, once).
+ * @param keepalive told of the native consumer, which keeps the event loop alive while busy.
  * @throws {Error} when `TRITONFFI_CALLBACKS=native` and the native path is unavailable.
  */
-export function callbackTable(lib: TritonLibrary): CallbackTable {
-  if (table) return table;
+export function createCallbackTable(lib: TritonLibrary, keepalive: KeepAlive): CallbackTable {
   const { ffi } = lib;
   const requested = requestedMode();
   const allocator = ffi.callbacksReturnToForeignThreads ? jsAllocator(lib) : nativeAllocator(lib);
@@ -131,8 +133,8 @@ export function callbackTable(lib: TritonLibrary): CallbackTable {
     );
   }
 
-  let cuda: CudaRuntime | null | undefined;
-  table = {
+  let cuda: CudaRuntime | string | undefined;
+  return {
     responseComplete,
     requestRelease,
     allocator: fns,
@@ -146,11 +148,13 @@ export function callbackTable(lib: TritonLibrary): CallbackTable {
     },
     cuda() {
       if (cuda === undefined) {
-        cuda = loadCuda(ffi, lib.addressIn) ?? null;
-        if (cuda) allocator.useCuda(cuda);
+        cuda = loadCuda(ffi, lib.addressIn);
+        if (typeof cuda !== "string") allocator.useCuda(cuda);
       }
-      return cuda ?? undefined;
+      return typeof cuda === "string" ? undefined : cuda;
+    },
+    get cudaFailure() {
+      return typeof cuda === "string" ? cuda : undefined;
     },
   };
-  return table;
 }

@@ -96,11 +96,6 @@ export interface CudaRuntime {
   readonly deviceCount: number;
 }
 
-/** Why no CUDA runtime could be loaded (set after a failed {@link loadCuda}). */
-export let cudaLoadFailure: string | undefined;
-
-let cached: CudaRuntime | null | undefined;
-
 function candidates(): string[] {
   const list: string[] = [];
   const explicit = env("TRITONFFI_CUDART");
@@ -119,15 +114,14 @@ function candidates(): string[] {
 }
 
 /**
- * Loads the CUDA runtime once; `undefined` when none can be loaded ({@link cudaLoadFailure}
- * says what was tried).
+ * Loads the CUDA runtime; when none can be loaded, a sentence saying what was tried. The
+ * library's callback table calls it once and keeps the result.
  * @param lookup resolves a symbol's address in a loaded library (libc `dlsym` over `dlopen`).
  */
 export function loadCuda(
   ffi: FfiRuntime,
   lookup: (path: string, symbol: string) => Ptr,
-): CudaRuntime | undefined {
-  if (cached !== undefined) return cached ?? undefined;
+): CudaRuntime | string {
   const tried: string[] = [];
   for (const path of candidates()) {
     try {
@@ -138,15 +132,12 @@ export function loadCuda(
       for (const name of Object.keys(cudaSymbols) as (keyof typeof cudaSymbols)[]) {
         addresses[name] = lookup(path, name);
       }
-      cached = { path, api: lib.sync, addresses, deviceCount: rc === 0 ? count[0] : 0 };
-      return cached;
+      return { path, api: lib.sync, addresses, deviceCount: rc === 0 ? count[0] : 0 };
     } catch (e) {
       tried.push(`${path}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  cudaLoadFailure = tried.length
+  return tried.length
     ? `no CUDA runtime found; tried ${tried.join("; ")}`
     : "CUDA is disabled (TRITONFFI_CUDART=none)";
-  cached = null;
-  return undefined;
 }

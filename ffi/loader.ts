@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { Binding } from "./binding.ts";
 import { API_VERSION } from "./enums.ts";
 import { LIBC_PATH, libcSymbols, RTLD_NODELETE, RTLD_NOLOAD, RTLD_NOW } from "./libc.ts";
 import { deniedEnv, env, ffiRuntime } from "./runtime.ts";
@@ -35,6 +36,8 @@ export interface TritonLibrary {
   symbolAddress(name: string): Ptr;
   /** The address of `symbol` in the (already loaded) library at `path`. */
   addressIn(path: string, symbol: string): Ptr;
+  /** What this library owns in the process: callbacks, ring, routes, deferred deletes, scratch. */
+  readonly binding: Binding;
 }
 
 /** Thrown when no usable `libtritonserver.so` is found; `cause` holds the last loader error. */
@@ -49,7 +52,8 @@ const versionOnly = {
 const loaded = new Map<string, Promise<TritonLibrary>>();
 
 /**
- * Loads the Triton library once per process and path (later calls return the same library).
+ * Loads the Triton library once per process and path (later calls return the same library,
+ * with the same {@link Binding}).
  * @param path A library path to use instead of the search order.
  * @throws {LibraryLoadError} listing every place tried and why each failed, or naming the
  *   version mismatch.
@@ -156,7 +160,7 @@ function bind(
     if (ffi.isNull(address)) throw new LibraryLoadError(`${symbol} not found in ${libPath}`);
     return address;
   };
-  return {
+  const triton: { -readonly [K in keyof TritonLibrary]: TritonLibrary[K] } = {
     ffi,
     path,
     version,
@@ -165,5 +169,8 @@ function bind(
     api: { ...stubs, ...lib.sync } as SyncFns<typeof symbols>,
     apiAsync: { ...stubs, ...lib.async } as unknown as AsyncFns<typeof symbols>,
     libc: libc.sync,
+    binding: undefined as unknown as Binding,
   };
+  triton.binding = new Binding(triton);
+  return triton;
 }

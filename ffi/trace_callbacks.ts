@@ -78,13 +78,10 @@ export interface TraceCallbackTable {
   setHandler(handler: (event: TraceEvent) => void): void;
 }
 
-let table: TraceCallbackTable | undefined;
-
 const MEMORY_TYPE_GPU = 2;
 
-/** The process-wide trace callback table for `lib` (created once). */
-export function traceCallbackTable(lib: TritonLibrary): TraceCallbackTable {
-  if (table) return table;
+/** Creates the trace callback table of `lib` (its `Binding` does, once). */
+export function createTraceCallbackTable(lib: TritonLibrary): TraceCallbackTable {
   const { ffi } = lib;
   const canRead = ffi.callbacksReturnToForeignThreads;
   let queue: TraceEvent[] = [];
@@ -159,7 +156,7 @@ export function traceCallbackTable(lib: TritonLibrary): TraceCallbackTable {
     });
   });
 
-  table = {
+  return {
     activity,
     tensorActivity,
     release,
@@ -167,5 +164,4 @@ export function traceCallbackTable(lib: TritonLibrary): TraceCallbackTable {
       handler = h;
     },
   };
-  return table;
 }

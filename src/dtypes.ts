@@ -26,6 +26,30 @@ export type NumericArray =
   | Float64Array
   | Float16Array;
 
+/** The `data` of a tensor of each data type (see {@link DATA_TYPES}). */
+export interface TensorDataTypes {
+  BOOL: Uint8Array;
+  UINT8: Uint8Array;
+  UINT16: Uint16Array;
+  UINT32: Uint32Array;
+  UINT64: BigUint64Array;
+  INT8: Int8Array;
+  INT16: Int16Array;
+  INT32: Int32Array;
+  INT64: BigInt64Array;
+  /** Float16Array where the runtime has it, else the half-precision bits. */
+  FP16: Float16Array | Uint16Array;
+  FP32: Float32Array;
+  FP64: Float64Array;
+  /** One element per Uint8Array. */
+  BYTES: Uint8Array[];
+  /** bfloat16 bits. */
+  BF16: Uint16Array;
+}
+
+/** The `data` of a tensor of data type `D`. */
+export type TensorDataOf<D extends DataTypeName> = TensorDataTypes[D];
+
 /** How one data type is stored. */
 export interface DataTypeInfo {
   /** `TRITONSERVER_DataType` value. */
@@ -68,6 +92,13 @@ const byCode = new Map<number, DataTypeName>(
 /** The data type name for a `TRITONSERVER_DataType` value (`undefined` for INVALID/unknown). */
 export function dataTypeName(code: number): DataTypeName | undefined {
   return byCode.get(code);
+}
+
+/** Whether `array` is a TypedArray a `dtype` tensor can hold: the data type's own (see
+ * {@link DATA_TYPES}), or for FP16 also Uint16Array half bits. */
+export function fitsDataType(dtype: DataTypeName, array: ArrayBufferView): boolean {
+  return array instanceof DATA_TYPES[dtype].array ||
+    (dtype === "FP16" && array instanceof Uint16Array);
 }
 
 /** Whether `name` is a Triton data type name. */

@@ -38,7 +38,9 @@ export class Model {
   /**
    * Runs an inference (`TRITONSERVER_ServerInferAsync`) and returns its responses as they arrive:
    * one for an ordinary model, zero or more for a decoupled one. Leaving the loop early cancels
-   * the request (`TRITONSERVER_InferenceRequestCancel`).
+   * the request (`TRITONSERVER_InferenceRequestCancel`). Each response is the caller's to keep
+   * (`Array.fromAsync(model.infer(...))` works); dispose those you are done with, or let the
+   * garbage collector release them. See {@link inferOne} for the one-response case.
    *
    * The request is submitted at once, so bad input throws here, synchronously.
    * @throws {TritonError} INVALID_ARG (unknown input, wrong data type, shape or byte size),
@@ -53,6 +55,38 @@ export class Model {
    */
   infer(request: InferRequest): AsyncGenerator<InferResponse> {
     return submit(this.server.inferTarget(this.name, this.version), request);
+  }
+
+  /**
+   * Runs an inference that has one response — what an ordinary (not decoupled) model sends — and
+   * resolves with it (`TRITONSERVER_ServerInferAsync`). The response is the caller's: read it,
+   * keep it, `dispose()` it when done (or let `using` or the garbage collector do it).
+   * @throws {TritonError} as {@link infer} (bad input synchronously, a failed response as the
+   *   rejection); UNSUPPORTED when the model sent no response or more than one (a decoupled
+   *   model: use {@link infer}), after cancelling the request and releasing what it sent.
+   * @example
+   * ```ts
+   * using response = await server.model("add_sub").inferOne({ inputs: { INPUT0: a, INPUT1: b } });
+   * const sum: Float32Array = response.output("OUTPUT0", "FP32").data;
+   * ```
+   */
+  async inferOne(request: InferRequest): Promise<InferResponse> {
+    const stream = this.infer(request);
+    const first = await stream.next();
+    if (first.done) {
+      throw new TritonError("UNSUPPORTED", `model '${this.name}' sent no response; use infer()`);
+    }
+    const more = await stream.next();
+    if (!more.done) {
+      more.value.dispose();
+      first.value.dispose();
+      await stream.return(undefined);
+      throw new TritonError(
+        "UNSUPPORTED",
+        `model '${this.name}' sent more than one response (it is decoupled); use infer()`,
+      );
+    }
+    return first.value;
   }
 
   /**

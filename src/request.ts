@@ -5,16 +5,15 @@
  * @module
  */
 import { encodePolicy, PolicyKind } from "../ffi/allocator.ts";
-import { cudaLoadFailure } from "../ffi/cuda.ts";
 import { MemoryType, RequestFlag } from "../ffi/enums.ts";
+import type { CallbackTable } from "../ffi/callbacks.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
-import { OutParams } from "../ffi/out_params.ts";
 import type { FfiRuntime, Ptr } from "../ffi/types.ts";
 import { DATA_TYPES } from "./dtypes.ts";
 import { check, TritonError } from "./errors.ts";
-import { InflightRequest, type InflightTable, type ServerLife } from "./inflight.ts";
-import type { InferResponse } from "./response.ts";
-import { ResponseStream } from "./response_stream.ts";
+import type { InferResponse, ResponseSource } from "./response.ts";
+import { RequestStream } from "./request_stream.ts";
+import type { ServerChildren } from "./server_children.ts";
 import { Tensor, type TensorLike } from "./tensor.ts";
 import { createTrace, type PendingTrace, type TraceOptions, traceSettings } from "./trace.ts";
 
@@ -70,12 +69,12 @@ export type OutputMemory = "cpu" | "cpu_pinned" | "gpu" | `gpu:${number}` | "aut
 /** The allocator policy (its `userp`) for a request's output memory choice.
  * @throws {TritonError} INVALID_ARG for an unknown choice or GPU id; UNAVAILABLE when libcudart
  *   is needed, absent, and fallback is not allowed. */
-function memoryPolicy(table: InflightTable, req: InferRequest): number {
+function memoryPolicy(callbacks: CallbackTable, req: InferRequest): number {
   const choice = req.outputMemory ?? "cpu";
   const fallback = req.allowMemoryFallback ?? false;
   if (choice === "cpu") return encodePolicy(PolicyKind.CPU, 0, false);
   if (choice === "auto") {
-    table.callbacks.cuda();
+    callbacks.cuda();
     return encodePolicy(PolicyKind.AUTO, 0, true);
   }
   const gpu = /^gpu(?::(\d+))?$/.exec(choice);
@@ -85,13 +84,13 @@ function memoryPolicy(table: InflightTable, req: InferRequest): number {
       `outputMemory must be "cpu", "cpu_pinned", "gpu", "gpu:N" or "auto", not ${choice}`,
     );
   }
-  const cuda = table.callbacks.cuda();
+  const cuda = callbacks.cuda();
   if (!cuda || cuda.deviceCount === 0) {
     if (fallback) return encodePolicy(PolicyKind.CPU, 0, false);
     throw new TritonError(
       "UNAVAILABLE",
       `outputMemory "${choice}" needs a CUDA device: ${
-        cuda ? `${cuda.path} reports none` : cudaLoadFailure
+        cuda ? `${cuda.path} reports none` : callbacks.cudaFailure
       }`,
     );
   }
@@ -108,18 +107,15 @@ function memoryPolicy(table: InflightTable, req: InferRequest): number {
 
 /** What the server gives `infer()`. */
 export interface InferTarget {
-  readonly table: InflightTable;
+  /** What the server owns: the request joins its requests, its responses become the server's. */
+  readonly owner: ServerChildren;
+  /** How its responses are read. */
+  readonly source: ResponseSource;
   readonly server: Ptr;
   readonly allocator: Ptr;
-  readonly requests: Set<InflightRequest>;
-  /** False once the server is being deleted: its objects are then no longer deleted. */
-  readonly life: ServerLife;
   readonly model: string;
   readonly version: number;
 }
-
-/** `TRITONSERVER_InferenceRequest**` out-parameter, in native memory (see out_params.ts). */
-let out: OutParams | undefined;
 
 /** Scratch shape arrays by rank, reused: Triton copies a shape during `AddInput`. */
 const shapes: Int32Array[] = [];
@@ -146,9 +142,10 @@ const policyPointers = new Map<number, Ptr>();
  * @throws {TritonError} for bad input (INVALID_ARG), an unknown model (NOT_FOUND), etc.
  */
 export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<InferResponse> {
-  const { table, server } = target;
-  const { lib } = table;
+  const { owner, server } = target;
+  const { lib } = owner;
   const { api, ffi } = lib;
+  const callbacks = lib.binding.callbacks;
   if (req === null || typeof req !== "object" || typeof req.inputs !== "object") {
     throw new TritonError("INVALID_ARG", "infer() needs { inputs: { name: tensor, ... } }");
   }
@@ -160,7 +157,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   ) {
     throw new TritonError("INVALID_ARG", "signal must be an AbortSignal");
   }
-  const policy = memoryPolicy(table, req);
+  const policy = memoryPolicy(callbacks, req);
   const tracing = req.trace === undefined ? undefined : traceSettings(req.trace);
   const tensors: [string, Tensor][] = Object.entries(req.inputs).map(([name, value]) => {
     try {
@@ -170,7 +167,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
       throw e;
     }
   });
-  out ??= new OutParams(ffi, 1);
+  const out = lib.binding.outParams;
   // 64-bit arguments go in as BigInt: Deno's fast FFI path takes i64/u64 only as BigInt (a number
   // costs ~0.6 µs more per call there; Node and Bun take either at the same cost).
   check(
@@ -184,9 +181,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   );
   const request = out.pointer(0);
   const keep: unknown[] = [];
-  let id = 0;
-  let tracked = false;
-  let state: InflightRequest;
+  let stream: RequestStream | undefined;
   try {
     applyOptions(lib, request, req);
     for (const [name, tensor] of tensors) {
@@ -231,13 +226,21 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
         check(lib, api.TRITONSERVER_InferenceRequestAddRequestedOutput(request, name));
       }
     }
-    id = table.reserveId();
-    const userp = table.userp(id);
+    stream = new RequestStream(request, keep, {
+      owner,
+      source: target.source,
+      model: { name: target.model, version: target.version },
+      id: req.id ?? "",
+      queue: req.responseQueue,
+      raiseOnError: req.raiseOnError ?? true,
+    });
+    // Tracked before submitting: the completions are drained on a later macrotask, and find it.
+    const userp = stream.track();
     check(
       lib,
       api.TRITONSERVER_InferenceRequestSetReleaseCallback(
         request,
-        table.callbacks.requestRelease,
+        callbacks.requestRelease,
         userp,
       ),
     );
@@ -247,57 +250,24 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
         request,
         target.allocator,
         policy === 0 ? ffi.NULL : policyPointer(ffi, policy),
-        table.callbacks.responseComplete,
+        callbacks.responseComplete,
         userp,
       ),
     );
-    // Track before submitting: a completion can be drained only on a later macrotask, but the
-    // state must exist by then.
-    state = new InflightRequest(
-      id,
-      request,
-      keep,
-      target.requests,
-      target.life,
-      req.responseQueue,
-    );
     const trace: PendingTrace | undefined = tracing && createTrace(lib, tracing);
-    table.add(state);
-    tracked = true;
     const err = api.TRITONSERVER_ServerInferAsync(server, request, trace?.pointer ?? ffi.NULL);
     if (!ffi.isNull(err)) {
       trace?.notSubmitted();
-      table.untrack(state);
       check(lib, err);
     }
   } catch (e) {
-    if (id !== 0 && !tracked) table.releaseId(id);
+    stream?.untrack();
     api.TRITONSERVER_InferenceRequestDelete(request);
     throw e;
   }
   // Triton owns the request from here on: nothing below may throw.
-  if (signal) {
-    const onAbort = () =>
-      table.abort(
-        state,
-        new TritonError("CANCELLED", `request cancelled: ${describe(signal.reason)}`),
-      );
-    if (signal.aborted) onAbort();
-    else {
-      signal.addEventListener("abort", onAbort, { once: true });
-      state.finished.then(() => signal.removeEventListener("abort", onAbort));
-    }
-  }
-  return new ResponseStream(table, state, req.raiseOnError ?? true);
-}
-
-/** An abort reason as text; never throws (a Symbol, an object whose toString throws). */
-function describe(reason: unknown): string {
-  try {
-    return String(reason);
-  } catch {
-    return "aborted";
-  }
+  stream.submitted(signal);
+  return stream;
 }
 
 function policyPointer(ffi: FfiRuntime, policy: number): Ptr {

@@ -1,39 +1,25 @@
 /**
- * `InferResponse`: one response of an inference, over a `TRITONSERVER_InferenceResponse` that it
- * owns until disposed.
+ * `InferResponse`: one response of an inference, over a `TRITONSERVER_InferenceResponse` (see
+ * `native_response.ts` for how long that lives).
  *
  * @module
  */
-import { type MemoryTypeName, ParameterType } from "../ffi/enums.ts";
+import { OUT_PARAM_SLOTS } from "../ffi/binding.ts";
+import { CudaMemcpyKind } from "../ffi/cuda.ts";
+import { type DataTypeName, type MemoryTypeName, ParameterType } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
+import type { OutParams } from "../ffi/out_params.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { dataTypeName } from "./dtypes.ts";
-import { deleteLater } from "./deferred_delete.ts";
 import { check, errorFromPtr, TritonError } from "./errors.ts";
+import type { NativeResponse } from "./native_response.ts";
 import { Tensor } from "./tensor.ts";
-import { OutParams } from "../ffi/out_params.ts";
 
 /** A response parameter's value: STRING → string, INT → bigint, BOOL → boolean, DOUBLE → number,
  * BYTES → Uint8Array (a copy). */
 export type ParameterValue = string | bigint | boolean | number | Uint8Array;
 
 const memoryTypeNames: readonly MemoryTypeName[] = ["CPU", "CPU_PINNED", "GPU"];
-
-/** Deletes responses that JS dropped without disposing (a safety net, not the normal path). */
-const unreleased = new FinalizationRegistry<
-  { lib: TritonLibrary; response: Ptr; life: { readonly alive: boolean } }
->(({ lib, response, life }) => {
-  if (life.alive) lib.api.TRITONSERVER_InferenceResponseDelete(response);
-});
-
-/** The life of a response read without a server's (see inflight.ts `ServerLife`). */
-const IMMORTAL = { alive: true } as const;
-
-/** What a response read from Triton needs until it is disposed. */
-interface NativeResponse {
-  readonly lib: TritonLibrary;
-  readonly deviceToHost: DeviceToHost | undefined;
-}
 
 /** The fields of a response copied into JS. */
 interface CopiedFields {
@@ -43,14 +29,23 @@ interface CopiedFields {
   readonly parameters: Readonly<Record<string, ParameterValue>>;
 }
 
+/** What reading a response's outputs needs besides the response. */
+export interface ResponseSource {
+  readonly lib: TritonLibrary;
+  /** Copies GPU memory to the host (for `toHost()` of GPU outputs). */
+  readonly deviceToHost: DeviceToHost | undefined;
+}
+
 /**
  * One response of an inference request.
  *
- * Its fields are read from Triton on first use and kept. Host outputs are zero-copy views of the
- * buffers Triton filled; they stay valid until the response is disposed — by `dispose()`/`using`,
- * or by the response generator moving on to the next response. Reading an output after that
- * throws, and so does reading a field (`model`, `id`, `parameters`, `outputs`) for the first
- * time; `copy()` keeps everything longer. `error` and `final` are always readable.
+ * It stays readable for as long as you hold it: until `dispose()` (or `using`), until it is
+ * garbage-collected, or until its server stops (`server.stop()` releases every response it
+ * owns). Its fields are read from Triton on first use and kept. Host outputs are zero-copy
+ * views of the buffers Triton filled, and a view you keep keeps its buffer alive even after the
+ * response object itself is gone; once the response is released (disposed, or its server
+ * stopped) every such view is detached (length 0), so nothing can read freed memory. `copy()`
+ * gives a response that lives in JS memory only. `error` and `final` are always readable.
  */
 export class InferResponse implements Disposable {
   /** The error the response carries, if any (see `raiseOnError`;
@@ -58,11 +53,8 @@ export class InferResponse implements Disposable {
   readonly error?: TritonError;
   /** Whether this is the request's last response (`TRITONSERVER_RESPONSE_COMPLETE_FINAL`). */
   readonly final: boolean;
-  #source: NativeResponse | undefined;
-  #life: { readonly alive: boolean } = IMMORTAL;
-  #native: Ptr | undefined;
-  #lease: { disposed: boolean } | undefined;
-  #views: ArrayBuffer[] | undefined;
+  #source: ResponseSource | undefined;
+  #native: NativeResponse | undefined;
   #model: { readonly name: string; readonly version: number } | undefined;
   #id: string | undefined;
   #outputs: Readonly<Record<string, Tensor>> | undefined;
@@ -72,7 +64,7 @@ export class InferResponse implements Disposable {
   constructor(
     final: boolean,
     error: TritonError | undefined,
-    native?: { source: NativeResponse; response: Ptr; life?: { readonly alive: boolean } },
+    native?: { source: ResponseSource; response: NativeResponse },
     copied?: CopiedFields,
   ) {
     this.final = final;
@@ -80,12 +72,7 @@ export class InferResponse implements Disposable {
     if (native) {
       this.#source = native.source;
       this.#native = native.response;
-      if (native.life) this.#life = native.life;
-      unreleased.register(
-        this,
-        { lib: native.source.lib, response: native.response, life: this.#life },
-        this,
-      );
+      native.response.hold(this);
     } else if (copied) {
       this.#model = copied.model;
       this.#id = copied.id;
@@ -96,59 +83,77 @@ export class InferResponse implements Disposable {
 
   /** Model that produced it (`TRITONSERVER_InferenceResponseModel`): the version is the one that
    * ran, also when the request asked for -1.
-   * @throws {TritonError} UNAVAILABLE when first read after the response was disposed. */
+   * @throws {TritonError} UNAVAILABLE when first read after the response was released. */
   get model(): { readonly name: string; readonly version: number } {
     return (this.#model ??= readModel(...this.#open("model")));
   }
 
   /** The request id it answers, `""` where none was set (`TRITONSERVER_InferenceResponseId`).
-   * @throws {TritonError} UNAVAILABLE when first read after the response was disposed. */
+   * @throws {TritonError} UNAVAILABLE when first read after the response was released. */
   get id(): string {
     return (this.#id ??= readId(...this.#open("id")));
   }
 
   /** Response parameters by name (`TRITONSERVER_InferenceResponseParameter`).
-   * @throws {TritonError} UNAVAILABLE when first read after the response was disposed;
+   * @throws {TritonError} UNAVAILABLE when first read after the response was released;
    *   UNSUPPORTED for a parameter of a type the binding does not know. */
   get parameters(): Readonly<Record<string, ParameterValue>> {
     return (this.#parameters ??= readParameters(...this.#open("parameters")));
   }
 
   /** Output tensors by name (`TRITONSERVER_InferenceResponseOutput`); none when `error` is set.
-   * Host outputs are views of Triton's buffers, GPU outputs give their device address.
-   * @throws {TritonError} UNAVAILABLE when first read after the response was disposed;
+   * Host outputs are views of Triton's buffers, GPU outputs give their device address. See
+   * {@link output} for one output with its data type checked and typed.
+   * @throws {TritonError} UNAVAILABLE when first read after the response was released;
    *   INTERNAL for an output of an unknown data type or a size that does not fit its shape. */
   get outputs(): Readonly<Record<string, Tensor>> {
     if (this.#outputs) return this.#outputs;
     if (this.error) return (this.#outputs = {});
     const [lib, response] = this.#open("outputs");
-    this.#lease ??= { disposed: false };
-    this.#views ??= [];
-    return (this.#outputs = readOutputs(
-      lib,
-      response,
-      this.#lease,
-      this.#views,
-      this.#source!.deviceToHost,
-    ));
+    return (this.#outputs = readOutputs(lib, response, this.#native!, this.#source!.deviceToHost));
+  }
+
+  /**
+   * One output, its data type checked: `data` is then typed (`Float32Array` for `"FP32"`,
+   * `Uint8Array[]` for `"BYTES"`, …) without a cast.
+   * @param name the output's name.
+   * @param dtype the data type the caller expects.
+   * @throws {TritonError} NOT_FOUND when the response has no such output; INVALID_ARG when its
+   *   data type is another; as {@link outputs}.
+   * @example
+   * ```ts
+   * const sum: Float32Array = response.output("OUTPUT0", "FP32").data;
+   * ```
+   */
+  output<D extends DataTypeName>(name: string, dtype: D): Tensor<D> {
+    const tensor = this.outputs[name];
+    if (tensor === undefined) {
+      throw new TritonError(
+        "NOT_FOUND",
+        `the response has no output '${name}' (it has ${
+          Object.keys(this.outputs).map((n) => `'${n}'`).join(", ") || "none"
+        })`,
+      );
+    }
+    if (tensor.dtype !== dtype) {
+      throw new TritonError("INVALID_ARG", `output '${name}' is ${tensor.dtype}, not ${dtype}`);
+    }
+    return tensor as Tensor<D>;
   }
 
   /** The library and native response, to read a field from.
-   * @throws {TritonError} UNAVAILABLE once disposed. */
+   * @throws {TritonError} UNAVAILABLE once released. */
   #open(field: string): [TritonLibrary, Ptr] {
-    const response = this.#native;
-    if (response !== undefined && !this.#life.alive) {
-      throw new TritonError(
-        "UNAVAILABLE",
-        `the response's ${field} cannot be read: its server was stopped first (read its fields, ` +
-          "or copy() it, before stop())",
-      );
-    }
+    const native = this.#native;
+    const response = native?.pointer;
     if (response === undefined) {
       throw new TritonError(
         "UNAVAILABLE",
-        `the response's ${field} cannot be read: the response was disposed first (read its ` +
-          "fields, or copy() it, before the generator moves on or dispose() is called)",
+        native?.owner.closed
+          ? `the response's ${field} cannot be read: its server was stopped first (read its ` +
+            "fields, or copy() it, before stop())"
+          : `the response's ${field} cannot be read: the response was disposed first (read its ` +
+            "fields, or copy() it, before dispose())",
       );
     }
     return [this.#source!.lib, response];
@@ -156,52 +161,16 @@ export class InferResponse implements Disposable {
 
   /** Whether the native response has been released (always true for a copy). */
   get disposed(): boolean {
-    return this.#native === undefined;
+    return this.#native === undefined || this.#native.disposed;
   }
 
   /**
-   * Releases the native response (`TRITONSERVER_InferenceResponseDelete`, which returns its
-   * output buffers to the allocator). Output views become unreadable. Idempotent.
+   * Releases the native response now (`TRITONSERVER_InferenceResponseDelete`, which returns its
+   * output buffers to the allocator and lets go of the model). Output views are detached.
+   * Idempotent; after its server stopped, there is nothing left to release.
    */
   dispose(): void {
-    const response = this.#native;
-    if (response === undefined) return;
-    this.#close();
-    this.#delete(response);
-  }
-
-  /** @internal {@link dispose}, with the native delete (and the detaching of the output views) on
-   * a later macrotask: reads through this object throw at once. */
-  disposeSoon(): void {
-    const response = this.#native;
-    if (response === undefined) return;
-    this.#close();
-    deleteLater((r) => this.#delete(r), response);
-  }
-
-  /** Makes this object's fields and outputs unreadable. */
-  #close(): void {
-    this.#native = undefined;
-    if (this.#lease) this.#lease.disposed = true;
-  }
-
-  #delete(response: Ptr): void {
-    unreleased.unregister(this);
-    // Detach the views where the runtime can, so a kept TypedArray cannot read freed memory.
-    const views = this.#views;
-    if (views) {
-      for (const buffer of views) {
-        try {
-          (buffer as { transfer?: (n: number) => ArrayBuffer }).transfer?.(0);
-        } catch {
-          // Already detached (the user transferred it): nothing left to protect.
-        }
-      }
-      this.#views = undefined;
-    }
-    // After its server was deleted the response is left alone (deleting it would touch freed
-    // server state).
-    if (this.#life.alive) this.#source!.lib.api.TRITONSERVER_InferenceResponseDelete(response);
+    this.#native?.release();
   }
 
   /** Same as {@link dispose}. */
@@ -210,8 +179,8 @@ export class InferResponse implements Disposable {
   }
 
   /** A copy whose fields and outputs live in JS memory (its `disposed` is true: it holds nothing
-   * native); this response is left as it is. Copy before the generator moves on.
-   * @throws {TritonError} UNAVAILABLE once this response is disposed (its outputs are gone). */
+   * native); this response is left as it is.
+   * @throws {TritonError} UNAVAILABLE once this response is released (its outputs are gone). */
   copy(): InferResponse {
     const outputs: Record<string, Tensor> = {};
     for (const [name, t] of Object.entries(this.outputs)) outputs[name] = t.copy();
@@ -222,10 +191,95 @@ export class InferResponse implements Disposable {
       parameters: this.parameters,
     });
   }
+
+  /**
+   * @internal The stream moved past this response: when nothing reads Triton's buffers in place
+   * (every output read is a copy, no large output), read the remaining fields and release the
+   * native response — it holds the model and Triton's memory — while this object stays readable.
+   * Otherwise it is left to `dispose()`, the garbage collector or the server's stop. Never throws:
+   * a field that cannot be read keeps the native response.
+   */
+  settle(): void {
+    const native = this.#native;
+    if (native === undefined || native.disposed || native.viewing) return;
+    try {
+      this.model;
+      this.id;
+      this.parameters;
+      this.outputs;
+    } catch {
+      return;
+    }
+    if (native.viewing) return;
+    for (const t of Object.values(this.#outputs!)) if (t.memoryType === "GPU") return;
+    native.release();
+  }
+
+  /**
+   * @internal Reads every field now, copies the host outputs into JS memory and releases the
+   * native response, which this object then no longer needs (`disposed` becomes true, as for a
+   * copy). Left as it is when an output is in GPU memory.
+   * @throws {TritonError} as the fields' getters.
+   */
+  materialize(): void {
+    const native = this.#native;
+    if (native === undefined || native.disposed) return;
+    this.model;
+    this.id;
+    this.parameters;
+    const outputs: Record<string, Tensor> = {};
+    for (const [name, t] of Object.entries(this.outputs)) {
+      if (t.memoryType === "GPU") return;
+      outputs[name] = t.isView ? t.copy() : t;
+    }
+    this.#outputs = outputs;
+    native.release();
+  }
+
+  /** @internal A response that Triton did not send, standing for the end of a request in a
+   * response queue: FINAL with no outputs (a FINAL flag without a response), or the error the
+   * request ended with (`stop()`, a cancel). */
+  static end(
+    model: { readonly name: string; readonly version: number },
+    id: string,
+    error?: TritonError,
+  ): InferResponse {
+    return new InferResponse(true, error, undefined, { model, id, outputs: {}, parameters: {} });
+  }
 }
+
+/** Host outputs up to this many bytes (64 KiB) are copied into JS memory when read; larger ones
+ * are zero-copy views of Triton's buffer. */
+export const COPY_LIMIT = 64 * 1024;
 
 /** Copies `byteSize` bytes of GPU memory at `pointer` on `deviceId` into host memory. */
 export type DeviceToHost = (pointer: Ptr, byteSize: number, deviceId: number) => Uint8Array;
+
+/** {@link DeviceToHost} through the library's CUDA runtime (`cudaSetDevice`, `cudaMemcpy`).
+ * The copy throws UNAVAILABLE when no CUDA runtime is loaded, INTERNAL when the copy fails. */
+export function deviceToHost(lib: TritonLibrary): DeviceToHost {
+  return (pointer, byteSize, deviceId) => {
+    const cuda = lib.binding.callbacks.cuda();
+    if (!cuda) throw new TritonError("UNAVAILABLE", "no CUDA runtime is loaded");
+    const out = new Uint8Array(byteSize);
+    let rc = cuda.api.cudaSetDevice(deviceId);
+    if (rc === 0 && byteSize > 0) {
+      rc = cuda.api.cudaMemcpy(
+        lib.ffi.addressOf(out),
+        pointer,
+        byteSize,
+        CudaMemcpyKind.DeviceToHost,
+      );
+    }
+    if (rc !== 0) {
+      throw new TritonError(
+        "INTERNAL",
+        `cudaMemcpy to host failed: ${cuda.api.cudaGetErrorString(rc)}`,
+      );
+    }
+    return out;
+  };
+}
 
 /**
  * Out-parameters, reused for every response (all reads happen on the JS thread). Each has an
@@ -242,8 +296,9 @@ const f64W = new Float64Array(new ArrayBuffer(8));
  * for higher ranks). */
 let shapeW = new Int32Array(new ArrayBuffer(128));
 
-/** The hot reads' out-parameters (model, id, outputs), in native memory: see out_params.ts.
- * `TRITONSERVER_InferenceResponseOutput` writes slots NAME to USERP (see {@link responseOutput}). */
+/** The hot reads' out-parameters (model, id, outputs) in the binding's native out-parameter
+ * block: `TRITONSERVER_InferenceResponseOutput` writes slots NAME to USERP (see
+ * {@link responseOutput}). */
 export const Slot = {
   NAME: 0,
   DATATYPE: 1,
@@ -256,37 +311,29 @@ export const Slot = {
   USERP: 8,
   COUNT: 9,
 } as const;
-let outs: OutParams | undefined;
+if (Slot.COUNT >= OUT_PARAM_SLOTS) {
+  throw new Error("the binding's out-parameter block is too small");
+}
 
-/** The process-wide block of {@link Slot}s, mapped on first use. */
+/** The binding's out-parameter block, which holds the {@link Slot}s. */
 export function outParams(lib: TritonLibrary): OutParams {
-  return (outs ??= new OutParams(lib.ffi, Slot.COUNT + 1));
+  return lib.binding.outParams;
 }
 
 /**
- * Wraps `response` in an {@link InferResponse} that takes ownership of it. Only the error is read
- * now (`TRITONSERVER_InferenceResponseError`); the other fields on first use.
+ * Wraps a response Triton delivered in an {@link InferResponse}, which becomes one of its
+ * holders. Only the error is read now (`TRITONSERVER_InferenceResponseError`); the other fields
+ * on first use.
  */
 export function readResponse(
-  lib: TritonLibrary,
-  response: Ptr,
+  source: ResponseSource,
+  response: NativeResponse,
   final: boolean,
-  deviceToHost?: DeviceToHost,
-): InferResponse {
-  return readResponseFrom({ lib, deviceToHost }, response, final);
-}
-
-/** {@link readResponse} with the library and CUDA copy shared by every response of a table. */
-export function readResponseFrom(
-  source: NativeResponse,
-  response: Ptr,
-  final: boolean,
-  life?: { readonly alive: boolean },
 ): InferResponse {
   const { lib } = source;
-  const errPtr = lib.api.TRITONSERVER_InferenceResponseError(response);
+  const errPtr = lib.api.TRITONSERVER_InferenceResponseError(response.pointer!);
   const error = lib.ffi.isNull(errPtr) ? undefined : errorFromPtr(lib, errPtr, false);
-  return new InferResponse(final, error, { source, response, life });
+  return new InferResponse(final, error, { source, response });
 }
 
 function readModel(lib: TritonLibrary, response: Ptr): { name: string; version: number } {
@@ -305,8 +352,7 @@ function readId(lib: TritonLibrary, response: Ptr): string {
 function readOutputs(
   lib: TritonLibrary,
   response: Ptr,
-  lease: { disposed: boolean },
-  views: ArrayBuffer[],
+  native: NativeResponse,
   deviceToHost: DeviceToHost | undefined,
 ): Record<string, Tensor> {
   const o = outParams(lib);
@@ -314,7 +360,7 @@ function readOutputs(
   check(lib, lib.api.TRITONSERVER_InferenceResponseOutputCount(response, o.slots[Slot.COUNT]));
   const count = o.u32(Slot.COUNT);
   for (let i = 0; i < count; i++) {
-    const [name, tensor] = readOutput(lib, o, response, i, lease, views, deviceToHost);
+    const [name, tensor] = readOutput(lib, o, response, i, native, deviceToHost);
     outputs[name] = tensor;
   }
   return outputs;
@@ -383,8 +429,7 @@ function readOutput(
   o: OutParams,
   response: Ptr,
   index: number,
-  lease: { disposed: boolean },
-  views: ArrayBuffer[],
+  native: NativeResponse,
   deviceToHost: DeviceToHost | undefined,
 ): [string, Tensor] {
   const { ffi } = lib;
@@ -420,16 +465,24 @@ function readOutput(
       return deviceToHost(base, size, memoryTypeId);
     };
     const device = { pointer: ffi.address(base), byteSize: size, toHost };
-    return [
-      name,
-      Tensor.view(dtype, shape, [], lease, memoryType, memoryTypeId, device),
-    ];
+    const tensor = Tensor.view(dtype, shape, [], native, memoryType, memoryTypeId, device);
+    native.hold(tensor); // it carries the device address: the buffer lives while it does
+    return [name, tensor];
   }
-  const buffer = ffi.view(base, size);
-  views.push(buffer);
   try {
+    if (size <= COPY_LIMIT) {
+      // Small: a copy in JS memory, so that the native response can go as soon as the stream
+      // moves past it (see InferResponse.settle).
+      const bytes = new Uint8Array(size);
+      if (size > 0) ffi.copyInto(base, bytes);
+      const data = Tensor.elementsOf(dtype, shape, bytes);
+      return [name, Tensor.view(dtype, shape, data, undefined, memoryType, memoryTypeId)];
+    }
+    const buffer = ffi.view(base, size);
     const data = Tensor.elementsOf(dtype, shape, new Uint8Array(buffer));
-    return [name, Tensor.view(dtype, shape, data, lease, memoryType, memoryTypeId)];
+    // A view in place (not a copy: BYTES, or an unaligned buffer) keeps its buffer alive.
+    if (!Array.isArray(data) && data.buffer === buffer) native.holdView(buffer);
+    return [name, Tensor.view(dtype, shape, data, native, memoryType, memoryTypeId)];
   } catch (e) {
     if (e instanceof TritonError) {
       throw new TritonError(e.code, `output '${name}': ${e.message}`);

@@ -7,8 +7,6 @@ import type { AllocatorFunctions } from "../ffi/allocator.ts";
 import { loadTriton, type TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { check, discard, TritonError } from "./errors.ts";
-import { flushDeletes } from "./deferred_delete.ts";
-import { type InflightRequest, inflightTable } from "./inflight.ts";
 import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
 import { type ServerMetadata, serverMetadata } from "./metadata.ts";
 import { MetricFamily, type MetricFamilyOptions } from "./metric_family.ts";
@@ -27,6 +25,8 @@ import {
   unregisterModelRepository,
 } from "./repository.ts";
 import type { InferTarget } from "./request.ts";
+import { deviceToHost, type ResponseSource } from "./response.ts";
+import { ServerChildren } from "./server_children.ts";
 import { type ModelStatistics, modelStatistics } from "./statistics.ts";
 
 /**
@@ -67,8 +67,9 @@ export interface StartOptions {
 /**
  * An in-process Triton Inference Server.
  *
- * Owns its `TRITONSERVER_Server` and its response allocator; both are deleted by {@link stop}
- * (also run by `await using`).
+ * Owns its `TRITONSERVER_Server`, its response allocator, its requests in flight and every
+ * response not yet released; {@link stop} (also run by `await using`) cancels the requests,
+ * releases the responses, then stops and deletes the server and the allocator.
  *
  * @example
  * ```ts
@@ -83,9 +84,9 @@ export class Server {
   #server: Ptr | undefined;
   #allocator: Ptr | undefined;
   #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
-  readonly #requests = new Set<InflightRequest>();
-  /** Cleared just before `TRITONSERVER_ServerDelete` (see inflight.ts `ServerLife`). */
-  readonly #life = { alive: true };
+  /** Its requests in flight and live responses (from `start()` on). */
+  #children: ServerChildren | undefined;
+  #source: ResponseSource | undefined;
   /** Repository operations running off the JS thread; `stop()` waits for them. */
   readonly #operations = new Set<Promise<unknown>>();
 
@@ -110,7 +111,9 @@ export class Server {
     try {
       const lib = (this.#lib = await loadTriton(start.libraryPath));
       const { api, apiAsync, ffi } = lib;
-      const table = inflightTable(lib);
+      const callbacks = lib.binding.callbacks;
+      this.#children = new ServerChildren(lib);
+      this.#source = { lib, deviceToHost: deviceToHost(lib) };
       const opts = createServerOptions(lib, this.options);
       const out = new BigUint64Array(1);
       try {
@@ -120,7 +123,7 @@ export class Server {
       }
       this.#server = ffi.fromAddress(out[0]);
       try {
-        this.#allocator = createAllocator(lib, table.callbacks.allocator);
+        this.#allocator = createAllocator(lib, callbacks.allocator);
       } catch (e) {
         await this.#deleteServer();
         throw e;
@@ -178,20 +181,26 @@ export class Server {
     return new Model(this, name, version);
   }
 
-  /** Number of this server's requests in flight. */
+  /** Number of this server's requests in flight (between `TRITONSERVER_ServerInferAsync` and
+   * both their FINAL response and their release). */
   get inflight(): number {
-    return this.#requests.size;
+    return this.#children?.requests.size ?? 0;
+  }
+
+  /** Number of this server's native responses not yet released (by `dispose()`, garbage
+   * collection of everything that reads them, or {@link stop}). */
+  get liveResponses(): number {
+    return this.#children?.responses.size ?? 0;
   }
 
   /** @internal What `Model.infer` needs. */
   inferTarget(model: string, version: number): InferTarget {
-    const { lib, server } = this.#running();
+    const { server } = this.#running();
     return {
-      table: inflightTable(lib),
+      owner: this.#children!,
+      source: this.#source!,
       server,
       allocator: this.#allocator!,
-      requests: this.#requests,
-      life: this.#life,
       model,
       version,
     };
@@ -349,17 +358,23 @@ export class Server {
   }
 
   /**
-   * Cancels requests still in flight and waits (up to the exit timeout) for them to finish, then
-   * stops and deletes the server (`TRITONSERVER_ServerStop`, `TRITONSERVER_ServerDelete`, both off
-   * the JS thread) and its response allocator. Safe to call twice.
+   * Stops the server, closing what it owns first: ends every stream still in flight with
+   * `UNAVAILABLE` and cancels its request (`TRITONSERVER_InferenceRequestCancel`), waits (up to
+   * the exit timeout) for Triton to finish them, releases every response still held
+   * (`TRITONSERVER_InferenceResponseDelete`: a kept response never makes the stop wait; what was
+   * read from it stays readable, its output views are detached), then stops and deletes the
+   * server (`TRITONSERVER_ServerStop`, `TRITONSERVER_ServerDelete`, both off the JS thread) and
+   * its response allocator. Safe to call twice.
+   * @throws {TritonError} Triton's error from `TRITONSERVER_ServerDelete`.
    */
   async stop(): Promise<void> {
     if (this.#state !== "running") return;
     this.#state = "stopping";
     const lib = this.#lib!;
-    const table = inflightTable(lib);
-    const pending = [...this.#requests];
-    for (const r of pending) table.abort(r, new TritonError("UNAVAILABLE", "server is stopping"));
+    const children = this.#children!;
+    const pending = [...children.requests];
+    const stopping = new TritonError("UNAVAILABLE", "server is stopping");
+    for (const r of pending) r.abort(stopping);
     const timeoutMs = (this.options.exitTimeout ?? 30) * 1000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
@@ -367,13 +382,14 @@ export class Server {
       new Promise((r) => (timer = setTimeout(r, timeoutMs))),
     ]);
     clearTimeout(timer);
-    flushDeletes();
     // Loads and unloads run on other threads and use the server: let them finish first.
     await Promise.allSettled([...this.#operations]);
+    lib.binding.deletes.flush();
+    children.releaseResponses();
     const stopErr = await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
     discard(lib, stopErr);
-    flushDeletes();
-    this.#life.alive = false;
+    lib.binding.deletes.flush();
+    children.close();
     await this.#deleteServer();
     if (this.#allocator) {
       check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));

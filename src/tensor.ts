@@ -5,7 +5,14 @@
  */
 import type { DataTypeName, MemoryTypeName } from "../ffi/enums.ts";
 import { decodeBytes, encodeBytes } from "./bytes.ts";
-import { DATA_TYPES, dataTypeOf, isDataTypeName, type NumericArray } from "./dtypes.ts";
+import {
+  DATA_TYPES,
+  dataTypeOf,
+  fitsDataType,
+  isDataTypeName,
+  type NumericArray,
+  type TensorDataOf,
+} from "./dtypes.ts";
 import { TritonError } from "./errors.ts";
 
 /** Elements of a tensor: a TypedArray for numeric types, one Uint8Array per BYTES element. */
@@ -28,6 +35,13 @@ const decoder = new TextDecoder();
 
 /** True while {@link Tensor.view} constructs (its arguments need no checking). */
 let viewing = false;
+
+/** What a bad value is, for an error message. */
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "object") return `a ${value.constructor?.name ?? "object"}`;
+  return `a ${typeof value}`;
+}
 
 /** Stands in for the data of a tensor whose elements live in GPU memory. */
 const DEVICE_DATA = new Uint8Array(0);
@@ -52,24 +66,30 @@ function elementCount(shape: readonly number[]): number {
  * const s = Tensor.fromStrings(["a", "é"]); // BYTES, shape [2]
  * ```
  */
-export class Tensor {
+export class Tensor<D extends DataTypeName = DataTypeName> {
   /** Triton data type name. */
-  readonly dtype: DataTypeName;
+  readonly dtype: D;
   /** Dimensions. */
   readonly shape: readonly number[];
   /** Where the elements live (`"CPU"` for tensors made in JS). */
   readonly memoryType: MemoryTypeName = "CPU";
   /** Device id of that memory (0 for host memory). */
   readonly memoryTypeId: number = 0;
-  #data: TensorData;
+  #data: TensorDataOf<D>;
   #lease: { readonly disposed: boolean } | undefined;
   #device: { pointer: number; byteSize: number; toHost?: () => Uint8Array } | undefined;
 
   /**
+   * @param dtype Triton data type name.
+   * @param shape dimensions (non-negative integers).
+   * @param data the elements: the data type's TypedArray (Uint8Array 0/1 for BOOL, Uint16Array
+   *   bits for BF16, Float16Array or Uint16Array bits for FP16), or for BYTES one Uint8Array per
+   *   element.
    * @throws {TritonError} INVALID_ARG when the element count does not match the shape, or the
-   *   data's kind does not fit the data type.
+   *   data's kind does not fit the data type (a Float32Array for INT32, a number as a BYTES
+   *   element).
    */
-  constructor(dtype: DataTypeName, shape: readonly number[], data: TensorData) {
+  constructor(dtype: D, shape: readonly number[], data: TensorDataOf<D>) {
     this.dtype = dtype;
     this.#data = data;
     if (viewing) {
@@ -103,14 +123,24 @@ export class Tensor {
         `shape [${shape.join(", ")}] needs ${n} elements, data has ${data.length}`,
       );
     }
-    if (!isBytes) {
-      const info = DATA_TYPES[dtype];
-      if ((data as NumericArray).BYTES_PER_ELEMENT !== info.byteSize) {
-        throw new TritonError(
-          "INVALID_ARG",
-          `${dtype} needs ${info.byteSize}-byte elements, got ${data.constructor.name}`,
-        );
+    if (isBytes) {
+      const elements = data as unknown[];
+      for (let i = 0; i < elements.length; i++) {
+        const e = elements[i];
+        if (!(e instanceof Uint8Array)) {
+          throw new TritonError(
+            "INVALID_ARG",
+            `BYTES element ${i} must be a Uint8Array or a string, not ${describeValue(e)}`,
+          );
+        }
       }
+    } else if (!fitsDataType(dtype, data as NumericArray)) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `${dtype} data must be a ${DATA_TYPES[dtype].array.name}${
+          dtype === "FP16" ? " or a Uint16Array of half-precision bits" : ""
+        }, not a ${data.constructor.name}`,
+      );
     }
   }
 
@@ -145,14 +175,14 @@ export class Tensor {
    * {@link copy}.
    * @throws {TritonError} UNSUPPORTED for a GPU tensor made in JS (no CUDA runtime attached).
    */
-  toHost(): Tensor {
+  toHost(): Tensor<D> {
     const device = this.#device;
     if (!device) return this.copy();
     if (this.#lease?.disposed) this.data; // throws: released with its response
     if (!device.toHost) {
       throw new TritonError("UNSUPPORTED", "toHost() works on GPU outputs, not on inputs");
     }
-    return Tensor.fromBytes(this.dtype, this.shape, device.toHost());
+    return Tensor.fromBytes(this.dtype, this.shape, device.toHost()) as Tensor<D>;
   }
 
   /**
@@ -164,7 +194,7 @@ export class Tensor {
     dtype: DataTypeName,
     shape: readonly number[],
     data: TensorData,
-    lease: { readonly disposed: boolean },
+    lease: { readonly disposed: boolean } | undefined,
     memoryType: MemoryTypeName = "CPU",
     memoryTypeId = 0,
     device?: { pointer: number; byteSize: number; toHost: () => Uint8Array },
@@ -189,7 +219,7 @@ export class Tensor {
    * {@link copy} to keep the values longer.
    * @throws {TritonError} UNAVAILABLE once the owning response is disposed.
    */
-  get data(): TensorData {
+  get data(): TensorDataOf<D> {
     if (this.#device) {
       throw new TritonError(
         "UNSUPPORTED",
@@ -213,21 +243,23 @@ export class Tensor {
 
   /** An owned copy in JS memory, valid for as long as JS holds it.
    * @throws {TritonError} UNAVAILABLE once the owning response is disposed. */
-  copy(): Tensor {
+  copy(): Tensor<D> {
     if (this.#device) return this.toHost();
     const data = this.data;
-    if (Array.isArray(data)) return new Tensor(this.dtype, this.shape, data.map((e) => e.slice()));
-    return new Tensor(this.dtype, this.shape, (data as NumericArray).slice());
+    const copied = Array.isArray(data)
+      ? data.map((e) => e.slice())
+      : (data as NumericArray).slice();
+    return new Tensor(this.dtype, this.shape, copied as TensorDataOf<D>);
   }
 
   /** A 1-D (or `shape`d) BYTES tensor of UTF-8 strings. */
-  static fromStrings(strings: readonly string[], shape?: readonly number[]): Tensor {
+  static fromStrings(strings: readonly string[], shape?: readonly number[]): Tensor<"BYTES"> {
     const enc = new TextEncoder();
     return new Tensor("BYTES", shape ?? [strings.length], strings.map((s) => enc.encode(s)));
   }
 
   /** A BOOL tensor from booleans. */
-  static fromBooleans(values: readonly boolean[], shape?: readonly number[]): Tensor {
+  static fromBooleans(values: readonly boolean[], shape?: readonly number[]): Tensor<"BOOL"> {
     return new Tensor(
       "BOOL",
       shape ?? [values.length],
@@ -302,7 +334,7 @@ export class Tensor {
   /** Size in bytes as Triton sees it (BYTES: serialized, prefixes included). */
   get byteSize(): number {
     if (this.#device) return this.#device.byteSize;
-    const data = this.data;
+    const data: TensorData = this.data;
     if (Array.isArray(data)) {
       let total = 0;
       for (const e of data) total += 4 + e.byteLength;

@@ -14,9 +14,8 @@ import {
   TraceActivity as Activity,
   TraceLevel,
 } from "../ffi/enums.ts";
-import * as keepalive from "../ffi/keepalive.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
-import { traceCallbackTable, type TraceEvent, TraceEventKind } from "../ffi/trace_callbacks.ts";
+import { type TraceEvent, TraceEventKind } from "../ffi/trace_callbacks.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { discard, errorFromPtr, TritonError } from "./errors.ts";
 
@@ -179,7 +178,8 @@ function report(e: unknown): void {
   console.error("tritonffi: a trace callback threw:", e);
 }
 
-/** Routes trace events to their request's options by `userp`. One per process. */
+/** Routes trace events to their request's options by `userp`. One per library (its binding
+ * keeps it). */
 class TraceRouter {
   readonly #lib: TritonLibrary;
   readonly #routes = new Map<number, Route>();
@@ -187,7 +187,7 @@ class TraceRouter {
 
   constructor(lib: TritonLibrary) {
     this.#lib = lib;
-    traceCallbackTable(lib).setHandler((e) => this.#event(e));
+    lib.binding.traceCallbacks.setHandler((e) => this.#event(e));
   }
 
   /**
@@ -197,7 +197,7 @@ class TraceRouter {
   create(settings: TraceSettings): PendingTrace {
     const lib = this.#lib;
     const { api, ffi } = lib;
-    const callbacks = traceCallbackTable(lib);
+    const callbacks = lib.binding.traceCallbacks;
     let id = this.#nextId;
     while (this.#routes.has(id)) id = id >= 0x7fffffff ? 1 : id + 1;
     this.#nextId = id >= 0x7fffffff ? 1 : id + 1;
@@ -238,7 +238,7 @@ class TraceRouter {
     const pointer = ffi.fromAddress(out[0]);
     const root = ffi.address(pointer);
     this.#routes.set(id, { root, settings, info: new Map() });
-    keepalive.hold();
+    lib.binding.keepalive.hold();
     return {
       pointer,
       notSubmitted: () => {
@@ -251,7 +251,7 @@ class TraceRouter {
         // the request's release releases the trace too, and the release event deletes it.
         if (attached) return;
         this.#routes.delete(id);
-        keepalive.release();
+        lib.binding.keepalive.release();
         discard(lib, api.TRITONSERVER_InferenceTraceDelete(pointer));
       },
     };
@@ -302,7 +302,7 @@ class TraceRouter {
       route.info.delete(address);
       if (address !== route.root) return;
       this.#routes.delete(e.userp);
-      keepalive.release();
+      this.#lib.binding.keepalive.release();
       try {
         route.settings.onEnd?.();
       } catch (err) {
@@ -340,13 +340,10 @@ class TraceRouter {
   }
 }
 
-let router: TraceRouter | undefined;
-
 /**
  * Creates a trace for one request with checked `settings`.
  * @throws {TritonError} UNSUPPORTED where the core was built without tracing.
  */
 export function createTrace(lib: TritonLibrary, settings: TraceSettings): PendingTrace {
-  router ??= new TraceRouter(lib);
-  return router.create(settings);
+  return lib.binding.shared(TraceRouter, () => new TraceRouter(lib)).create(settings);
 }

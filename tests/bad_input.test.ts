@@ -80,8 +80,9 @@ test("data that does not fill the shape: TritonError INVALID_ARG before any C ca
     isTritonError("INVALID_ARG", /needs 32 elements, data has 16/),
   );
   assert.throws(
-    () => new Tensor("FP32", [4], new Float64Array(4)),
-    isTritonError("INVALID_ARG", /4-byte elements/),
+    // Untyped on purpose: what a JS caller could pass.
+    () => new Tensor("FP32", [4], new Float64Array(4) as unknown as Float32Array),
+    isTritonError("INVALID_ARG", /FP32 data must be a Float32Array, not a Float64Array/),
   );
 });
 

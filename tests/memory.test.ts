@@ -4,7 +4,7 @@ import process from "node:process";
 import { loadTriton, Tensor, TritonError } from "../mod.ts";
 import {
   collect,
-  deferredDeletes,
+  collectGarbage,
   fakeCuda,
   fakeProbe,
   idle,
@@ -26,13 +26,24 @@ const needsCuda = { skip: !cudaControls && "needs the fake CUDA runtime (TRITONF
 const probe = await fakeProbe();
 const fake = await isFakeCore();
 
-test("outputMemory cpu (default): outputs are zero-copy views of host memory", async () => {
+/** `n` INT32 values 0, 1, 2, …: more than 64 KiB (COPY_LIMIT) when n > 16384. */
+const counting = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+test("outputMemory cpu (default): large outputs are zero-copy views, small ones copies", async () => {
   const server = await sharedServer();
-  for await (const r of server.model("identity_int32").infer({ inputs: int32([1, 2, 3]) })) {
+  const big = counting(20_000); // 80,000 bytes
+  for await (const r of server.model("identity_int32").infer({ inputs: int32(big) })) {
     const out = r.outputs.OUTPUT0;
     assert.equal(out.memoryType, "CPU");
     assert.equal(out.memoryTypeId, 0);
     assert.equal(out.isView, true);
+    assert.equal(out.byteSize, 80_000);
+    assert.deepEqual(Array.from(out.data as Int32Array), big);
+    r.dispose();
+  }
+  for await (const r of server.model("identity_int32").infer({ inputs: int32([1, 2, 3]) })) {
+    const out = r.outputs.OUTPUT0;
+    assert.equal(out.isView, false, "12 bytes are copied into JS memory");
     assert.equal(out.byteSize, 12);
     assert.deepEqual(Array.from(out.data as Int32Array), [1, 2, 3]);
   }
@@ -46,12 +57,12 @@ test(
   async () => {
     const server = await sharedServer();
     const { ffi } = await loadTriton();
-    const input = new Int32Array([3, 1, 4, 1]);
-    const inputs = { INPUT0: { dtype: "INT32" as const, shape: [1, 4], data: input } };
+    const input = new Int32Array(counting(20_000)); // past COPY_LIMIT: a view
+    const inputs = { INPUT0: { dtype: "INT32" as const, shape: [1, 20_000], data: input } };
     for await (const r of server.model("identity_int32").infer({ inputs })) {
       assert.equal(probe!.lastInput(), ffi.address(ffi.addressOf(input)), "input passed in place");
       const out = r.outputs.OUTPUT0.data as Int32Array;
-      assert.deepEqual(Array.from(out), [3, 1, 4, 1]);
+      assert.deepEqual(Array.from(out), Array.from(input));
       assert.equal(ffi.address(ffi.addressOf(out)), probe!.lastOutput(), "output not copied");
     }
   },
@@ -74,8 +85,9 @@ test(
     assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [7, 8]);
     assert.equal(cuda.live("pinned"), before + 1);
     assert.equal((await stream.next()).done, true);
-    await deferredDeletes();
-    assert.equal(cuda.live("pinned"), before, "freed with cudaFreeHost when the stream moved on");
+    assert.equal(cuda.live("pinned"), before + 1, "the stream's end leaves it to its holder");
+    r.dispose();
+    assert.equal(cuda.live("pinned"), before, "freed with cudaFreeHost on dispose");
   },
 );
 
@@ -100,9 +112,10 @@ test("outputMemory gpu: a GPU tensor at a cudaMalloc address; toHost() copies it
       (e: unknown) => e instanceof TritonError && e.code === "UNSUPPORTED",
     );
     assert.deepEqual(Array.from(out.toHost().data as Int32Array), [9, -9]);
+    r.dispose();
+    assert.equal(cuda.live("device"), 0, "freed with cudaFree on dispose");
+    assert.throws(() => out.toHost(), (e: unknown) => e instanceof TritonError);
   }
-  await deferredDeletes();
-  assert.equal(cuda.live("device"), 0, "freed with cudaFree when the stream ended");
 });
 
 test("outputMemory gpu:N beyond the device count is INVALID_ARG", needsCuda, async () => {
@@ -157,7 +170,7 @@ test(
     } finally {
       cuda.setFail("");
     }
-    await deferredDeletes();
+    await collectGarbage();
     assert.equal(cuda.live("total"), 0);
     const live = await liveCounter();
     if (live) {
@@ -182,7 +195,8 @@ test("GPU inputs are passed by device address", {
 
 test("reading an output after its response is disposed throws; copy() keeps values", async () => {
   const server = await sharedServer();
-  const stream = server.model("identity_int32").infer({ inputs: int32([1, 2, 3, 4]) });
+  const values = counting(20_000); // past COPY_LIMIT: a view
+  const stream = server.model("identity_int32").infer({ inputs: int32(values) });
   const { value: r } = await stream.next();
   assert.ok(r);
   const view = r.outputs.OUTPUT0.data as Int32Array;
@@ -198,23 +212,23 @@ test("reading an output after its response is disposed throws; copy() keeps valu
   if (typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === "function") {
     assert.equal(view.length, 0, "the view was detached");
   }
-  assert.deepEqual(Array.from(kept.data as Int32Array), [1, 2, 3, 4]);
-  assert.deepEqual(Array.from(copied.outputs.OUTPUT0.data as Int32Array), [1, 2, 3, 4]);
+  assert.deepEqual(Array.from(kept.data as Int32Array), values);
+  assert.deepEqual(Array.from(copied.outputs.OUTPUT0.data as Int32Array), values);
   r.dispose(); // idempotent
   assert.equal((await stream.next()).done, true);
 });
 
 test("using disposes a response at the end of its block", async () => {
   const server = await sharedServer();
-  const live = await liveCounter();
-  await deferredDeletes(); // earlier tests' responses
+  await collectGarbage(); // the responses earlier tests dropped
+  const base = server.liveResponses;
   const stream = server.model("identity_int32").infer({ inputs: int32([5]) });
   {
     using r = (await stream.next()).value!;
     assert.equal((r.outputs.OUTPUT0.data as Int32Array)[0], 5);
-    if (live) assert.equal(live("response"), 1);
+    assert.equal(server.liveResponses, base + 1);
   }
-  if (live) assert.equal(live("response"), 0);
+  assert.equal(server.liveResponses, base);
   await stream.return(undefined);
 });
 
@@ -246,6 +260,9 @@ test(
       };
       await Promise.all(Array.from({ length: 16 }, worker));
       await idle(server, 5000);
+      // Nothing was disposed: the garbage collector releases the responses.
+      await collectGarbage();
+      assert.equal(server.liveResponses, 0, `responses held after ${n} inferences`);
       if (live) {
         for (const kind of ["request", "response", "buffer", "error"]) {
           assert.equal(live(kind), 0, `${kind} alive after ${n} inferences`);

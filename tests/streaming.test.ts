@@ -3,6 +3,7 @@ import { after, test } from "node:test";
 import { type InferResponse, ResponseQueue, type Server, TritonError } from "../mod.ts";
 import {
   collect,
+  collectGarbage,
   idle,
   liveCounter,
   sharedServer,
@@ -20,8 +21,10 @@ function out(r: InferResponse): number {
   return (r.outputs.OUT.data as Int32Array)[0];
 }
 
-/** Waits until the server has nothing in flight and (on the fake core) nothing alive. */
+/** Waits until the server has nothing in flight and (on the fake core) nothing alive, once the
+ * responses the test dropped without disposing were garbage-collected. */
 async function settled(server: Server): Promise<void> {
+  await collectGarbage();
   const live = await liveCounter();
   const deadline = Date.now() + 10_000;
   const busy = () =>
@@ -83,22 +86,27 @@ test("responses carry their parameters", async () => {
 
 test("a response reads its fields on first use; after dispose, unread fields throw", async () => {
   const server = await sharedServer();
-  const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(2, 1), id: "req-7" });
+  const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(3, 1), id: "req-7" });
   const first = (await stream.next()).value!;
   assert.equal(first.id, "req-7");
-  assert.equal(out(first), 0);
-  const second = (await stream.next()).value!;
-  assert.equal(first.disposed, true, "moving on disposed the first response");
+  assert.equal(first.disposed, false);
+  first.dispose();
+  assert.equal(first.disposed, true);
   assert.equal(first.id, "req-7", "a field read before stays readable");
   assert.equal(first.final, false);
+  assert.throws(() => first.model, isUnavailable);
   assert.throws(() => first.parameters, isUnavailable);
-  assert.throws(() => first.outputs.OUT.data, isUnavailable);
+  assert.throws(() => first.outputs, isUnavailable);
+  // Moving on leaves the responses handed out readable, every field of them.
+  const second = (await stream.next()).value!;
+  const third = (await stream.next()).value!;
+  assert.equal((await stream.next()).done, true);
+  await idle(server);
   assert.equal(second.model.name, "sleep_stream");
   assert.ok(second.model.version >= 1, "the version that ran, not -1");
-  assert.deepEqual(second.parameters, { index: 1n, last: true, source: "sleep_stream" });
-  assert.equal((await stream.next()).done, true);
-  assert.equal(second.disposed, true);
-  assert.throws(() => second.id, isUnavailable);
+  assert.deepEqual(second.parameters, { index: 1n, last: false, source: "sleep_stream" });
+  assert.deepEqual([out(second), out(third)], [1, 2]);
+  assert.equal(third.id, "req-7");
   await settled(server);
 });
 
@@ -109,8 +117,9 @@ test("throw() on a stream cancels the request and rejects with the given error",
   assert.equal(out(first), 0);
   const reason = new Error("enough");
   await assert.rejects(stream.throw(reason), (e: unknown) => e === reason);
-  assert.equal(first.disposed, true);
+  assert.equal(out(first), 0, "a response handed out stays readable");
   assert.deepEqual(await stream.next(), { value: undefined, done: true });
+  first.dispose();
   await settled(server);
 });
 
@@ -158,6 +167,7 @@ test("break from a stream of 1000 responses cancels it in the model and releases
   // at once, so the cancel must reach it after the release).
   for await (const r of server.model("sleep_stream").infer({ inputs: sleepInputs(1000, 5) })) {
     assert.equal(out(r), seen);
+    r.dispose();
     if (++seen === 5) break;
   }
   assert.equal(seen, 5);
@@ -168,12 +178,20 @@ test("break from a stream of 1000 responses cancels it in the model and releases
 
 test("leaving a stream whose FINAL already came disposes the responses still queued", async () => {
   const server = await sharedServer();
+  await collectGarbage();
+  const base = server.liveResponses; // held by earlier tests
   const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(4, 1) });
   await idle(server); // all four responses and the FINAL flag arrive before the first next()
+  let kept: InferResponse | undefined;
   for await (const r of stream) {
     assert.equal(out(r), 0);
+    kept = r;
     break;
   }
+  await idle(server);
+  assert.equal(server.liveResponses - base, 0, "all released, the one handed out too");
+  assert.equal(out(kept!), 0, "the one handed out is still readable");
+  kept!.dispose();
   await settled(server); // on the fake core: no response left alive
 });
 
@@ -224,7 +242,13 @@ test("an AbortSignal fired mid-stream ends it with CANCELLED and delivers nothin
   assert.deepEqual(seen, [0, 1, 2]);
   const ms = await untilIdle(server); // 1000 responses 2 ms apart: 2 s if the model went on
   assert.ok(ms < 1000, `the model stopped ${ms.toFixed(0)} ms after the abort (not cancelled)`);
-  assert.equal(queue.length, 3, "nothing delivered after the abort");
+  // The three responses, then the request's end: nothing delivered after the abort.
+  assert.equal(queue.length, 4, "nothing delivered after the abort");
+  assert.deepEqual(queue.slice(0, 3).map(out), [0, 1, 2]);
+  const end = queue[3];
+  assert.equal(end.final, true);
+  assert.equal(end.error?.code, "CANCELLED");
+  assert.deepEqual(end.outputs, {});
   for (const r of queue) r.dispose(); // the queue's consumer owns its responses
   await settled(server);
 });
@@ -277,6 +301,11 @@ test("a ResponseQueue receives the responses too, while the generator is not ite
   for await (const r of stream) fromStream.push((r.outputs.OUT.data as Int32Array)[0]);
   assert.deepEqual(fromQueue, [4, 5, 6]);
   assert.deepEqual(fromStream, [4, 5, 6]);
+  // repeat_int32 sends its FINAL flag without a response: the queue gets a stand-in end.
+  const end = (await queue.get())!;
+  assert.equal(end.final, true);
+  assert.equal(end.error, undefined);
+  assert.deepEqual(end.outputs, {});
   assert.equal(queue.size, 0);
   for (const r of taken) r.dispose(); // with a queue, its consumer owns the responses
   await settled(server);

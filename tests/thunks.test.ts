@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadTriton } from "../ffi/loader.ts";
-import { callbackTable } from "../ffi/callbacks.ts";
 import type { CompletionKindValue } from "../ffi/completion_ring.ts";
 import {
   EventfdWaiter,
@@ -364,7 +363,7 @@ test(
 
 test("TRITONFFI_CALLBACKS chooses the callback path", async () => {
   const lib = await loadTriton();
-  const table = callbackTable(lib);
+  const table = lib.binding.callbacks;
   const asked = env("TRITONFFI_CALLBACKS");
   if (asked === "native" || asked === "js") assert.equal(table.mode, asked);
   const { arch, linux } = platform();

@@ -78,10 +78,14 @@ export async function deferredDeletes(): Promise<void> {
   await new Promise<void>((r) => macrotask(r));
 }
 
-/** Collects a copy of every response of a stream (the originals are released as it moves on). */
+/** Collects a copy of every response of a stream, disposing each original once copied (what a
+ * test that checks for live native objects afterwards needs). */
 export async function collect(stream: AsyncIterable<InferResponse>): Promise<InferResponse[]> {
   const out: InferResponse[] = [];
-  for await (const item of stream) out.push(item.copy());
+  for await (const item of stream) {
+    out.push(item.copy());
+    item.dispose();
+  }
   return out;
 }
 
@@ -187,4 +191,23 @@ export async function fakeProbe(): Promise<
     lastOutput: () => ffi.address(lib.FAKECORE_LastOutputBuffer()),
     misuse: () => lib.FAKECORE_MisuseCount(),
   };
+}
+
+/**
+ * Runs a full garbage collection where the runtime lets the tests force one (`--expose-gc` on
+ * Deno and Node, `Bun.gc` on Bun), then waits a few macrotasks so that finalizers (the
+ * binding's release of responses nobody holds) have run. Returns false where no collection
+ * can be forced.
+ */
+export async function collectGarbage(): Promise<boolean> {
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!bun && !gc) return false;
+  for (let i = 0; i < 3; i++) {
+    if (bun) bun.gc(true);
+    else gc!();
+    await new Promise((r) => setTimeout(r, 5));
+    await deferredDeletes();
+  }
+  return true;
 }

@@ -1,0 +1,112 @@
+/**
+ * `NativeResponse`: one `TRITONSERVER_InferenceResponse` and the JS objects that depend on it.
+ *
+ * Triton's response owns the output buffers our allocator gave it (deleting it frees them) and
+ * pins its model (a live response makes `TRITONSERVER_ServerStop` wait). The JS objects that
+ * read that memory are its holders: the `InferResponse`, each `ArrayBuffer` viewing an output
+ * buffer in place, and each GPU output `Tensor` (it carries a device address). The native
+ * response is deleted when the first of these happens:
+ *
+ * - {@link release}: the user disposed the response, the stream dropped one it never handed
+ *   out, or the server stops (it releases every response it owns first);
+ * - every holder was garbage-collected (a `FinalizationRegistry` of the owning server).
+ *
+ * On release the output views still alive are detached (`ArrayBuffer.prototype.transfer(0)`:
+ * their length becomes 0), so no TypedArray kept by the user can read freed memory.
+ *
+ * @module
+ */
+import type { TritonLibrary } from "../ffi/loader.ts";
+import type { Ptr } from "../ffi/types.ts";
+
+/** What a native response reports to the server that owns it. */
+export interface ResponseOwner {
+  readonly lib: TritonLibrary;
+  /** Registers a holder: when it is collected, `response` loses one holder. */
+  hold(holder: object, response: NativeResponse): void;
+  /** Forgets the holders of `response` (it was released: nothing to do when they are collected). */
+  unhold(response: NativeResponse): void;
+  /** Called once, when `response` was deleted. */
+  forget(response: NativeResponse): void;
+  /** Bytes of output buffers viewed in place by responses not yet deleted. */
+  viewedBytes: number;
+  /** Whether the owner released everything it owned (its server stopped). */
+  readonly closed: boolean;
+}
+
+/** See the module documentation. */
+export class NativeResponse {
+  readonly owner: ResponseOwner;
+  #pointer: Ptr | undefined;
+  #holders = 0;
+  #views: WeakRef<ArrayBuffer>[] | undefined;
+  #viewedBytes = 0;
+
+  constructor(owner: ResponseOwner, pointer: Ptr) {
+    this.owner = owner;
+    this.#pointer = pointer;
+  }
+
+  /** The native response; `undefined` once deleted. */
+  get pointer(): Ptr | undefined {
+    return this.#pointer;
+  }
+
+  /** Whether it was deleted: what depended on it is unreadable (also the lease of its tensors). */
+  get disposed(): boolean {
+    return this.#pointer === undefined;
+  }
+
+  /** Whether an output buffer is viewed in place (by a view that may still be alive). */
+  get viewing(): boolean {
+    return this.#views !== undefined;
+  }
+
+  /** Makes `holder` keep the native response alive until it is collected. */
+  hold(holder: object): void {
+    this.#holders++;
+    this.owner.hold(holder, this);
+  }
+
+  /** Like {@link hold}, for a view of an output buffer, which {@link release} detaches. */
+  holdView(buffer: ArrayBuffer): void {
+    (this.#views ??= []).push(new WeakRef(buffer));
+    this.#viewedBytes += buffer.byteLength;
+    this.owner.viewedBytes += buffer.byteLength;
+    this.hold(buffer);
+  }
+
+  /** A holder was collected (the owner's registry calls this). */
+  collected(): void {
+    if (--this.#holders === 0) this.release();
+  }
+
+  /**
+   * Deletes the native response now (`TRITONSERVER_InferenceResponseDelete`, which returns its
+   * buffers to the allocator), after detaching the views still alive. Idempotent.
+   */
+  release(): void {
+    const pointer = this.#pointer;
+    if (pointer === undefined) return;
+    this.#pointer = undefined;
+    const views = this.#views;
+    if (views) {
+      this.#views = undefined;
+      for (const ref of views) detach(ref.deref());
+      this.owner.viewedBytes -= this.#viewedBytes;
+    }
+    this.owner.lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
+    this.owner.forget(this);
+    this.owner.unhold(this);
+  }
+}
+
+/** Detaches `buffer` where it is still attached. */
+function detach(buffer: ArrayBuffer | undefined): void {
+  if (buffer === undefined || buffer.detached) return;
+  try {
+    buffer.transfer(0);
+  } catch {
+    // Not detachable (cannot happen for the views the runtimes make): nothing safer to do.
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * `ServerChildren`: every native object a server owns besides itself — its requests in flight
+ * and the responses not yet deleted — so that the server can close them all before it stops, as
+ * a database closes its statements before it closes.
+ *
+ * Responses are known by their {@link NativeResponse} handles, never by the `InferResponse`
+ * objects users hold: a response nobody references is garbage-collected, and this set does not
+ * keep it alive.
+ *
+ * @module
+ */
+import type { Binding } from "../ffi/binding.ts";
+import type { TritonLibrary } from "../ffi/loader.ts";
+import type { Ptr } from "../ffi/types.ts";
+import { NativeResponse, type ResponseOwner } from "./native_response.ts";
+
+/**
+ * How many native responses a server keeps at once before it reads further ones into JS memory
+ * on arrival (see {@link ServerChildren.overBudget}).
+ */
+export const HELD_RESPONSES_BUDGET = 256;
+
+/** How many bytes of output buffers viewed in place a server keeps at once before it reads
+ * further responses into JS memory on arrival: 64 MiB. */
+export const VIEWED_BYTES_BUDGET = 64 * 2 ** 20;
+
+/** A request in flight, as the server sees it. */
+export interface OwnedRequest {
+  /** Ends the request's stream with `error` and cancels it in Triton. */
+  abort(error: Error): void;
+  /** Resolves once Triton has sent FINAL and released the request. */
+  readonly finished: Promise<void>;
+}
+
+/** See the module documentation. */
+export class ServerChildren implements ResponseOwner {
+  readonly lib: TritonLibrary;
+  readonly binding: Binding;
+  /** Requests between `TRITONSERVER_ServerInferAsync` and their FINAL and release. */
+  readonly requests: Set<OwnedRequest> = new Set();
+  /** Responses not yet deleted. */
+  readonly responses: Set<NativeResponse> = new Set();
+  /** Bytes of output buffers viewed in place by its live responses. */
+  viewedBytes = 0;
+  readonly #registry = new FinalizationRegistry<NativeResponse>((r) => r.collected());
+  #closed = false;
+
+  constructor(lib: TritonLibrary) {
+    this.lib = lib;
+    this.binding = lib.binding;
+  }
+
+  /** Whether {@link close} ran: nothing native of this server may be touched any more. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Whether the responses still held are past the budget ({@link HELD_RESPONSES_BUDGET} native
+   * responses, or {@link VIEWED_BYTES_BUDGET} of outputs viewed in place). A response that
+   * arrives then is read into JS memory at once and its native object released: the memory of
+   * responses nobody disposes is then JS memory, which the garbage collector sees and bounds,
+   * and the native memory is bounded by the budget, whatever the user keeps.
+   */
+  get overBudget(): boolean {
+    return this.responses.size > HELD_RESPONSES_BUDGET || this.viewedBytes > VIEWED_BYTES_BUDGET;
+  }
+
+  /** Takes ownership of a response Triton delivered. */
+  adopt(pointer: Ptr): NativeResponse {
+    const response = new NativeResponse(this, pointer);
+    this.responses.add(response);
+    return response;
+  }
+
+  /** Deletes a response Triton delivered for a request whose consumer is gone. */
+  drop(pointer: Ptr): void {
+    if (!this.#closed) this.lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
+  }
+
+  hold(holder: object, response: NativeResponse): void {
+    this.#registry.register(holder, response, response);
+  }
+
+  unhold(response: NativeResponse): void {
+    this.#registry.unregister(response);
+  }
+
+  forget(response: NativeResponse): void {
+    this.responses.delete(response);
+  }
+
+  /** Deletes every response still owned (what users kept becomes unreadable: views detached). */
+  releaseResponses(): void {
+    for (const response of [...this.responses]) response.release();
+  }
+
+  /**
+   * Marks everything released: from now on nothing of this server is deleted (a late
+   * completion, a `dispose()` after stop, a collected holder), since the server is about to be
+   * deleted. Responses still owned are released first.
+   */
+  close(): void {
+    this.releaseResponses();
+    this.#closed = true;
+  }
+}

@@ -8,6 +8,7 @@ import { loadTriton, type TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { check, discard, TritonError } from "./errors.ts";
 import { flushDeletes } from "./deferred_delete.ts";
+import { duration } from "./durations.ts";
 import { type InflightRequest, inflightTable } from "./inflight.ts";
 import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
 import { type ServerMetadata, serverMetadata } from "./metadata.ts";
@@ -15,6 +16,7 @@ import { MetricFamily, type MetricFamilyOptions } from "./metric_family.ts";
 import { prometheusText } from "./metrics.ts";
 import { Model } from "./model.ts";
 import { createServerOptions, type ServerOptions } from "./options.ts";
+import { exitTimeoutSecs } from "./options_plan.ts";
 import {
   loadModel,
   type LoadModelOptions,
@@ -59,6 +61,8 @@ export interface StartOptions {
   /** Wait until `TRITONSERVER_ServerIsReady` answers true. Default true. */
   readonly waitUntilReady?: boolean;
   /** Milliseconds to wait for readiness before failing. Default 30000. */
+  readonly timeoutMs?: number;
+  /** @deprecated The old name of {@link timeoutMs} (milliseconds); give one of the two. */
   readonly timeout?: number;
   /** Library path, overriding `$TRITONSERVER_LIB` and the search order. */
   readonly libraryPath?: string;
@@ -100,12 +104,20 @@ export class Server {
    * @returns this server.
    * @throws {LibraryLoadError} when no usable library is found.
    * @throws {TritonError} INVALID_ARG for bad options; Triton's error when the server cannot be
-   *   created; UNAVAILABLE when it is not ready within `timeout`.
+   *   created; UNAVAILABLE when it is not ready within `timeoutMs`.
    */
   async start(start: StartOptions = {}): Promise<this> {
     if (this.#state !== "new") {
       throw new TritonError("ALREADY_EXISTS", `server is ${this.#state}; start() runs once`);
     }
+    const readyMs = duration(
+      "timeoutMs",
+      start.timeoutMs,
+      "timeout",
+      start.timeout,
+      "milliseconds",
+      30_000,
+    );
     this.#state = "starting";
     try {
       const lib = (this.#lib = await loadTriton(start.libraryPath));
@@ -126,7 +138,7 @@ export class Server {
         throw e;
       }
       this.#state = "running";
-      if (start.waitUntilReady ?? true) await this.#waitReady(start.timeout ?? 30_000);
+      if (start.waitUntilReady ?? true) await this.#waitReady(readyMs);
       return this;
     } catch (e) {
       if (this.#state === "running") await this.stop();
@@ -360,7 +372,7 @@ export class Server {
     const table = inflightTable(lib);
     const pending = [...this.#requests];
     for (const r of pending) table.abort(r, new TritonError("UNAVAILABLE", "server is stopping"));
-    const timeoutMs = (this.options.exitTimeout ?? 30) * 1000;
+    const timeoutMs = exitTimeoutSecs(this.options) * 1000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       Promise.all(pending.map((r) => r.finished)),

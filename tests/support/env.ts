@@ -170,14 +170,26 @@ const probeSymbols = {
   FAKECORE_LastInputBase: { parameters: [], result: "ptr", since: 0 },
   FAKECORE_LastOutputBuffer: { parameters: [], result: "ptr", since: 0 },
   FAKECORE_MisuseCount: { parameters: [], result: "i32", since: 0 },
+  FAKECORE_LastRequestParameters: { parameters: [], result: "cstr", since: 0 },
+  FAKECORE_LastRequestTimeoutUs: { parameters: [], result: "u64", since: 0 },
 } as const;
 
-/** The fake core's probes (the last input base appended, the last output buffer the allocator
- * handed out, uses of objects after what they depend on was deleted), or undefined against a real
- * core. */
-export async function fakeProbe(): Promise<
-  { lastInput(): number; lastOutput(): number; misuse(): number } | undefined
-> {
+/** The fake core's probes, or undefined against a real core. */
+export interface FakeProbe {
+  /** The base of the last input data appended. */
+  lastInput(): number;
+  /** The last output buffer the allocator handed out. */
+  lastOutput(): number;
+  /** Uses of objects after what they depend on was deleted. */
+  misuse(): number;
+  /** The last inferred request's parameters, "name=TYPE:value;..." in the order set. */
+  lastParameters(): string;
+  /** The last inferred request's timeout in microseconds (0: none). */
+  lastTimeoutUs(): bigint;
+}
+
+/** The fake core's probes ({@link FakeProbe}), or undefined against a real core. */
+export async function fakeProbe(): Promise<FakeProbe | undefined> {
   const path = env("TRITONSERVER_LIB");
   if (!path || !(await isFakeCore())) return undefined;
   const ffi = await ffiRuntime();
@@ -186,5 +198,7 @@ export async function fakeProbe(): Promise<
     lastInput: () => ffi.address(lib.FAKECORE_LastInputBase()),
     lastOutput: () => ffi.address(lib.FAKECORE_LastOutputBuffer()),
     misuse: () => lib.FAKECORE_MisuseCount(),
+    lastParameters: () => lib.FAKECORE_LastRequestParameters(),
+    lastTimeoutUs: () => BigInt(lib.FAKECORE_LastRequestTimeoutUs()),
   };
 }

@@ -4,10 +4,25 @@
  *
  * @module
  */
+import { existsSync } from "node:fs";
+import process from "node:process";
 import { macrotask } from "../../ffi/macrotask.ts";
 import { ffiRuntime } from "../../ffi/runtime.ts";
 import { env } from "../../ffi/runtime.ts";
 import { type InferResponse, Server, type ServerOptions } from "../../mod.ts";
+
+// As `npm test` does: the fake core and fake CUDA runtime built under .build/ (`npm run
+// build:fake`) unless the environment names others, so that `deno test`, `bun test` and
+// `node --test` each run the suite on their own. Set before any test loads a library.
+for (
+  const [name, built] of [
+    ["TRITONSERVER_LIB", "fake_core/libtritonserver.so"],
+    ["TRITONFFI_CUDART", "fake_cuda/libcudart.so"],
+  ]
+) {
+  const path = decodeURIComponent(new URL(`../../.build/${built}`, import.meta.url).pathname);
+  if (!env(name) && existsSync(path)) process.env[name] = path;
+}
 
 /** Absolute path of the model repository: tests/models, or `$TRITONFFI_TEST_MODELS`. */
 export const MODEL_REPOSITORY: string = env("TRITONFFI_TEST_MODELS") ??

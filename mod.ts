@@ -28,6 +28,7 @@ export type {
 } from "./src/options.ts";
 export { Model } from "./src/model.ts";
 export type { InferRequest, OutputMemory } from "./src/request.ts";
+export type { RequestParameterValue, TypedRequestParameter } from "./src/request_parameters.ts";
 export type {
   LoadModelOptions,
   ModelIndexEntry,

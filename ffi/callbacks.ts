@@ -7,8 +7,9 @@
  * integer the binding passes as `void*`; nothing is created per request.
  *
  * Two ways to deliver completions, both as `(kind, object, flags, userp)` on a later macrotask of
- * the JS thread (never inside a callback: on Deno, a promise resolved inside a threadsafe callback runs its
- * continuation before the foreign thread is released, so a blocking call there deadlocks):
+ * the JS thread (never inside a callback: on Deno, a promise resolved in a threadsafe callback runs
+ * its `await` continuations before Triton's thread is released, so a blocking call there would
+ * deadlock; docs/ffi-facts.md):
  *
  * - `"native"` (default where available): response-complete and request-release are native code
  *   (`native_callbacks.ts`) that pushes into a native ring drained by JS; on Deno and Node the

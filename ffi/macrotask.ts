@@ -1,8 +1,9 @@
 /**
  * Runs a function on a later macrotask: never inside the current callback or its microtask
- * checkpoint (Deno's microtask trap, see the shared FFI facts). `setImmediate` where the runtime
- * has it (Deno, Bun, Node: a few µs); `setTimeout(0)` otherwise (clamped to milliseconds when
- * nested).
+ * checkpoint (on Deno, promise continuations queued in a threadsafe callback run before Triton's
+ * thread is released, so a blocking call among them deadlocks: docs/ffi-facts.md).
+ * `setImmediate` where the runtime has it (Deno, Bun, Node: a few µs); `setTimeout(0)` otherwise
+ * (clamped to milliseconds when nested).
  *
  * @module
  */

@@ -149,7 +149,9 @@ export interface ServerOptions {
   /** Ready only when every model is ready (`TRITONSERVER_ServerOptionsSetStrictReadiness`). */
   readonly strictReadiness?: boolean;
   /** Seconds `stop()` waits for in-flight work, an integer >= 0
-   * (`TRITONSERVER_ServerOptionsSetExitTimeout`). Default 30. */
+   * (`TRITONSERVER_ServerOptionsSetExitTimeout`; Triton's `--exit-timeout-secs`). Default 30. */
+  readonly exitTimeoutSecs?: number;
+  /** The old name of {@link exitTimeoutSecs}, also in seconds; give one of the two. */
   readonly exitTimeout?: number;
   /** The rate limiter. */
   readonly rateLimiter?: RateLimiterOptions;

@@ -107,6 +107,7 @@ const TOP_LEVEL = [
   "modelLoadDeviceLimit",
   "exitOnError",
   "strictReadiness",
+  "exitTimeoutSecs",
   "exitTimeout",
   "rateLimiter",
   "memory",
@@ -158,6 +159,25 @@ function logSettings(o: ServerOptions): LogOptions {
     merged[k] = v;
   }
   return merged as LogOptions;
+}
+
+/** `exitTimeoutSecs` or its old name `exitTimeout`, checked; undefined when neither is given. */
+function exitTimeoutGiven(o: ServerOptions): number | undefined {
+  const secs = int("exitTimeoutSecs", o.exitTimeoutSecs, 0, U32_MAX, " of seconds");
+  const old = int("exitTimeout", o.exitTimeout, 0, U32_MAX, " of seconds");
+  if (secs !== undefined && old !== undefined && secs !== old) {
+    fail(`exitTimeoutSecs (${secs}) contradicts exitTimeout (${old}), its old name: give one`);
+  }
+  return secs ?? old;
+}
+
+/**
+ * Seconds `Server.stop()` waits for in-flight work: `exitTimeoutSecs` (or its old name
+ * `exitTimeout`), else Triton's default of 30.
+ * @throws {TritonError} INVALID_ARG as `planServerOptions` would.
+ */
+export function exitTimeoutSecs(o: ServerOptions): number {
+  return exitTimeoutGiven(o) ?? 30;
 }
 
 /**
@@ -269,7 +289,7 @@ export function planServerOptions(o: ServerOptions): OptionSetter[] {
   if (strictReady !== undefined) {
     plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetStrictReadiness(p, strictReady));
   }
-  const exitTimeout = int("exitTimeout", o.exitTimeout, 0, U32_MAX, " of seconds");
+  const exitTimeout = exitTimeoutGiven(o);
   if (exitTimeout !== undefined) {
     plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetExitTimeout(p, exitTimeout));
   }

@@ -8,6 +8,7 @@
 import { ModelIndexFlag } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
+import { duration } from "./durations.ts";
 import { check, TritonError } from "./errors.ts";
 import { readJsonMessage } from "./message.ts";
 import type { ModelConfigOverride } from "./model_config.ts";
@@ -48,6 +49,8 @@ export interface UnloadModelOptions {
    * unload returns before in-flight requests finish). Default false. */
   readonly waitUntilUnloaded?: boolean;
   /** Milliseconds to wait with `waitUntilUnloaded` before failing UNAVAILABLE. Default 30000. */
+  readonly timeoutMs?: number;
+  /** @deprecated The old name of {@link timeoutMs} (milliseconds); give one of the two. */
   readonly timeout?: number;
 }
 
@@ -173,10 +176,14 @@ export async function unloadModel(
   options: UnloadModelOptions = {},
 ): Promise<void> {
   modelName(name);
-  const timeout = options.timeout ?? 30_000;
-  if (typeof timeout !== "number" || !(timeout >= 0)) {
-    invalid(`timeout must be a number of milliseconds >= 0, not ${timeout}`);
-  }
+  const timeout = duration(
+    "timeoutMs",
+    options.timeoutMs,
+    "timeout",
+    options.timeout,
+    "milliseconds",
+    30_000,
+  );
   const err = options.unloadDependents
     ? await lib.apiAsync.TRITONSERVER_ServerUnloadModelAndDependents(server, name)
     : await lib.apiAsync.TRITONSERVER_ServerUnloadModel(server, name);

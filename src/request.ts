@@ -11,6 +11,7 @@ import type { TritonLibrary } from "../ffi/loader.ts";
 import type { FfiRuntime, Ptr } from "../ffi/types.ts";
 import { DATA_TYPES } from "./dtypes.ts";
 import { check, TritonError } from "./errors.ts";
+import { type RequestParameterValue, setRequestParameters } from "./request_parameters.ts";
 import type { InferResponse, ResponseSource } from "./response.ts";
 import { RequestStream } from "./request_stream.ts";
 import type { ServerChildren } from "./server_children.ts";
@@ -33,14 +34,18 @@ export interface InferRequest {
    * (`TRITONSERVER_InferenceRequestSetPriorityUInt64`). */
   readonly priority?: number | bigint;
   /** Timeout in microseconds, 0 = none (`TRITONSERVER_InferenceRequestSetTimeoutMicroseconds`). */
+  readonly timeoutUs?: number | bigint;
+  /** @deprecated The old name of {@link timeoutUs} (microseconds); give one of the two. */
   readonly timeout?: number | bigint;
   /** Marks the first request of a sequence (`TRITONSERVER_REQUEST_FLAG_SEQUENCE_START`). */
   readonly sequenceStart?: boolean;
   /** Marks the last request of a sequence (`TRITONSERVER_REQUEST_FLAG_SEQUENCE_END`). */
   readonly sequenceEnd?: boolean;
   /** Request parameters (`TRITONSERVER_InferenceRequestSet{String,Int,Bool,Double}Parameter`):
-   * strings, booleans, integers (number or bigint, as INT) and non-integral numbers (DOUBLE). */
-  readonly parameters?: Readonly<Record<string, string | number | bigint | boolean>>;
+   * strings (STRING), booleans (BOOL), bigints and safe-integer numbers (INT), other numbers
+   * (DOUBLE); `{ type: "DOUBLE", value: 1 }` sends an integral number as DOUBLE (see
+   * {@link RequestParameterValue}). */
+  readonly parameters?: Readonly<Record<string, RequestParameterValue>>;
   /** Aborting cancels the request (`TRITONSERVER_InferenceRequestCancel`): the stream throws a
    * `TritonError` with code CANCELLED and delivers nothing more. */
   readonly signal?: AbortSignal;
@@ -306,32 +311,29 @@ function applyOptions(lib: TritonLibrary, request: Ptr, req: InferRequest): void
       api.TRITONSERVER_InferenceRequestSetPriorityUInt64(request, u64("priority", req.priority)),
     );
   }
-  if (req.timeout !== undefined) {
-    check(
-      lib,
-      api.TRITONSERVER_InferenceRequestSetTimeoutMicroseconds(request, u64("timeout", req.timeout)),
-    );
+  const timeout = timeoutUs(req);
+  if (timeout !== undefined) {
+    check(lib, api.TRITONSERVER_InferenceRequestSetTimeoutMicroseconds(request, timeout));
   }
   const flags = (req.sequenceStart ? RequestFlag.SEQUENCE_START : 0) |
     (req.sequenceEnd ? RequestFlag.SEQUENCE_END : 0);
   if (flags) check(lib, api.TRITONSERVER_InferenceRequestSetFlags(request, flags));
   if (req.parameters === undefined || req.parameters === null) return;
-  for (const [key, value] of Object.entries(req.parameters)) {
-    let err: Ptr;
-    if (typeof value === "string") {
-      err = api.TRITONSERVER_InferenceRequestSetStringParameter(request, key, value);
-    } else if (typeof value === "boolean") {
-      err = api.TRITONSERVER_InferenceRequestSetBoolParameter(request, key, value);
-    } else if (typeof value === "bigint" || Number.isInteger(value)) {
-      err = api.TRITONSERVER_InferenceRequestSetIntParameter(request, key, BigInt(value));
-    } else if (typeof value === "number") {
-      err = api.TRITONSERVER_InferenceRequestSetDoubleParameter(request, key, value);
-    } else {
-      throw new TritonError(
-        "INVALID_ARG",
-        `parameter '${key}' has unsupported type ${typeof value}`,
-      );
-    }
-    check(lib, err);
+  setRequestParameters(lib, request, req.parameters);
+}
+
+/** The request's timeout in microseconds from `timeoutUs` or its old name `timeout`.
+ * @throws {TritonError} INVALID_ARG when it is not an unsigned 64-bit integer, or both names
+ *   are given with different values. */
+function timeoutUs(req: InferRequest): bigint | undefined {
+  const { timeoutUs: us, timeout } = req;
+  if (us === undefined) return timeout === undefined ? undefined : u64("timeout", timeout);
+  const value = u64("timeoutUs", us);
+  if (timeout !== undefined && u64("timeout", timeout) !== value) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `timeoutUs (${us}) contradicts timeout (${timeout}), its old name: give one`,
+    );
   }
+  return value;
 }

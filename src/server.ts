@@ -7,12 +7,14 @@ import type { AllocatorFunctions } from "../ffi/allocator.ts";
 import { loadTriton, type TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { check, discard, TritonError } from "./errors.ts";
+import { duration } from "./durations.ts";
 import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
 import { type ServerMetadata, serverMetadata } from "./metadata.ts";
 import { MetricFamily, type MetricFamilyOptions } from "./metric_family.ts";
 import { prometheusText } from "./metrics.ts";
 import { Model } from "./model.ts";
 import { createServerOptions, type ServerOptions } from "./options.ts";
+import { exitTimeoutSecs } from "./options_plan.ts";
 import {
   loadModel,
   type LoadModelOptions,
@@ -59,6 +61,8 @@ export interface StartOptions {
   /** Wait until `TRITONSERVER_ServerIsReady` answers true. Default true. */
   readonly waitUntilReady?: boolean;
   /** Milliseconds to wait for readiness before failing. Default 30000. */
+  readonly timeoutMs?: number;
+  /** @deprecated The old name of {@link timeoutMs} (milliseconds); give one of the two. */
   readonly timeout?: number;
   /** Library path, overriding `$TRITONSERVER_LIB` and the search order. */
   readonly libraryPath?: string;
@@ -101,12 +105,20 @@ export class Server {
    * @returns this server.
    * @throws {LibraryLoadError} when no usable library is found.
    * @throws {TritonError} INVALID_ARG for bad options; Triton's error when the server cannot be
-   *   created; UNAVAILABLE when it is not ready within `timeout`.
+   *   created; UNAVAILABLE when it is not ready within `timeoutMs`.
    */
   async start(start: StartOptions = {}): Promise<this> {
     if (this.#state !== "new") {
       throw new TritonError("ALREADY_EXISTS", `server is ${this.#state}; start() runs once`);
     }
+    const readyMs = duration(
+      "timeoutMs",
+      start.timeoutMs,
+      "timeout",
+      start.timeout,
+      "milliseconds",
+      30_000,
+    );
     this.#state = "starting";
     try {
       const lib = (this.#lib = await loadTriton(start.libraryPath));
@@ -129,7 +141,7 @@ export class Server {
         throw e;
       }
       this.#state = "running";
-      if (start.waitUntilReady ?? true) await this.#waitReady(start.timeout ?? 30_000);
+      if (start.waitUntilReady ?? true) await this.#waitReady(readyMs);
       return this;
     } catch (e) {
       if (this.#state === "running") await this.stop();
@@ -375,7 +387,7 @@ export class Server {
     const pending = [...children.requests];
     const stopping = new TritonError("UNAVAILABLE", "server is stopping");
     for (const r of pending) r.abort(stopping);
-    const timeoutMs = (this.options.exitTimeout ?? 30) * 1000;
+    const timeoutMs = exitTimeoutSecs(this.options) * 1000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       Promise.all(pending.map((r) => r.finished)),

@@ -1,5 +1,6 @@
 // Compiles test-only C sources into a shared library under .build/ with the system `cc` ($CC
-// overrides it): `cc -std=c11 -O2 -g -Wall -Wextra -fPIC -shared -pthread -o OUT SOURCES`.
+// overrides it): `cc -std=c11 -O2 -g -Wall -Wextra -fPIC -shared -pthread -Wl,-soname,FILE -o OUT
+// SOURCES`.
 // Plain Node ESM with node: built-ins only, so Deno and Bun run it too.
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -18,6 +19,9 @@ export function buildSharedLibrary(label, folder, file, sources) {
   const outDir = join(root, ".build", folder);
   mkdirSync(outDir, { recursive: true });
   const args = ["-std=c11", "-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-shared", "-pthread"];
+  // Named by its file name (DT_SONAME), as real libraries are: the fake core finds the fake CUDA
+  // runtime already loaded by that name (dlopen RTLD_NOLOAD), like a real libcudart.
+  args.push(`-Wl,-soname,${file}`);
   args.push("-o", join(outDir, file), ...sources.map((s) => join(root, s)));
   const r = spawnSync(process.env.CC ?? "cc", args, { stdio: "inherit" });
   if (r.status !== 0) {

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import process from "node:process";
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 import { loadTriton, Tensor, TritonError } from "../mod.ts";
 import {
   collect,
@@ -232,11 +234,19 @@ test("using disposes a response at the end of its block", async () => {
   await stream.return(undefined);
 });
 
-/** RSS and heap after a full GC where the runtime lets us ask for one. */
-function memory(): { rss: number; heap: number } {
+/** A full GC: `Bun.gc`, the `gc` global of `--expose-gc`, or on V8 (Node, Deno) the same flag set
+ * at run time, so that the runners need no flag of their own. */
+const fullGc: () => void = (() => {
   const g = globalThis as { gc?: () => void; Bun?: { gc(full: boolean): void } };
-  g.Bun?.gc(true);
-  g.gc?.();
+  if (g.Bun) return () => g.Bun!.gc(true);
+  if (g.gc) return g.gc;
+  v8.setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+})();
+
+/** RSS and heap after a full GC. */
+function memory(): { rss: number; heap: number } {
+  fullGc();
   const m = process.memoryUsage();
   return { rss: m.rss, heap: m.heapUsed };
 }

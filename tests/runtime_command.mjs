@@ -62,8 +62,9 @@ export function testCommand(root, runtime, paths, filter) {
         ...paths,
       ]];
     case "bun":
-      // Per-test timeout: bunfig.toml.
-      return [bin, ["test", ...(filter ? ["-t", filter] : []), ...paths]];
+      // Bun's default per-test timeout is 5 s (bunfig.toml cannot change it); starting a real
+      // core's server takes seconds: 60 s, as node's --test-timeout below.
+      return [bin, ["test", "--timeout", "60000", ...(filter ? ["-t", filter] : []), ...paths]];
     case "node":
       return [bin, [
         "--expose-gc",

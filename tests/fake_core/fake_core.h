@@ -172,6 +172,8 @@ void fc_params_add_int(fc_params* p, const char* name, int64_t value);
 void fc_params_add_bool(fc_params* p, const char* name, bool value);
 void fc_params_add_double(fc_params* p, const char* name, double value);
 void fc_params_free(fc_params* p);
+/* probe.c: the parameters and timeout of the last request handed to ServerInferAsync. */
+void fc_probe_request(const fc_params* p, uint64_t timeout_us);
 const void* fc_param_value_ptr(const TRITONSERVER_Parameter* p);
 
 /* ------------------------------------------------------------------ */

@@ -127,6 +127,7 @@ TRITONSERVER_ServerInferAsync(
     return err; /* the trace, if any, stays the caller's */
   }
   atomic_store(&r->state, FC_RS_INITIALIZED);
+  fc_probe_request(&r->params, r->timeout_us);
   r->executed = false;
   r->fail_reason = FC_FAIL_BACKEND;
 

@@ -4,10 +4,25 @@
  *
  * @module
  */
+import { existsSync } from "node:fs";
+import process from "node:process";
 import { macrotask } from "../../ffi/macrotask.ts";
 import { ffiRuntime } from "../../ffi/runtime.ts";
 import { env } from "../../ffi/runtime.ts";
 import { type InferResponse, Server, type ServerOptions } from "../../mod.ts";
+
+// As `npm test` does: the fake core and fake CUDA runtime built under .build/ (`npm run
+// build:fake`) unless the environment names others, so that `deno test`, `bun test` and
+// `node --test` each run the suite on their own. Set before any test loads a library.
+for (
+  const [name, built] of [
+    ["TRITONSERVER_LIB", "fake_core/libtritonserver.so"],
+    ["TRITONFFI_CUDART", "fake_cuda/libcudart.so"],
+  ]
+) {
+  const path = decodeURIComponent(new URL(`../../.build/${built}`, import.meta.url).pathname);
+  if (!env(name) && existsSync(path)) process.env[name] = path;
+}
 
 /** Absolute path of the model repository: tests/models, or `$TRITONFFI_TEST_MODELS`. */
 export const MODEL_REPOSITORY: string = env("TRITONFFI_TEST_MODELS") ??
@@ -174,14 +189,26 @@ const probeSymbols = {
   FAKECORE_LastInputBase: { parameters: [], result: "ptr", since: 0 },
   FAKECORE_LastOutputBuffer: { parameters: [], result: "ptr", since: 0 },
   FAKECORE_MisuseCount: { parameters: [], result: "i32", since: 0 },
+  FAKECORE_LastRequestParameters: { parameters: [], result: "cstr", since: 0 },
+  FAKECORE_LastRequestTimeoutUs: { parameters: [], result: "u64", since: 0 },
 } as const;
 
-/** The fake core's probes (the last input base appended, the last output buffer the allocator
- * handed out, uses of objects after what they depend on was deleted), or undefined against a real
- * core. */
-export async function fakeProbe(): Promise<
-  { lastInput(): number; lastOutput(): number; misuse(): number } | undefined
-> {
+/** The fake core's probes, or undefined against a real core. */
+export interface FakeProbe {
+  /** The base of the last input data appended. */
+  lastInput(): number;
+  /** The last output buffer the allocator handed out. */
+  lastOutput(): number;
+  /** Uses of objects after what they depend on was deleted. */
+  misuse(): number;
+  /** The last inferred request's parameters, "name=TYPE:value;..." in the order set. */
+  lastParameters(): string;
+  /** The last inferred request's timeout in microseconds (0: none). */
+  lastTimeoutUs(): bigint;
+}
+
+/** The fake core's probes ({@link FakeProbe}), or undefined against a real core. */
+export async function fakeProbe(): Promise<FakeProbe | undefined> {
   const path = env("TRITONSERVER_LIB");
   if (!path || !(await isFakeCore())) return undefined;
   const ffi = await ffiRuntime();
@@ -190,6 +217,8 @@ export async function fakeProbe(): Promise<
     lastInput: () => ffi.address(lib.FAKECORE_LastInputBase()),
     lastOutput: () => ffi.address(lib.FAKECORE_LastOutputBuffer()),
     misuse: () => lib.FAKECORE_MisuseCount(),
+    lastParameters: () => lib.FAKECORE_LastRequestParameters(),
+    lastTimeoutUs: () => BigInt(lib.FAKECORE_LastRequestTimeoutUs()),
   };
 }
 

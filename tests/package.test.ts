@@ -1,0 +1,160 @@
+/**
+ * The package as users install it: `npm pack` (which builds dist/ with tsc in `prepack`),
+ * `npm install` of the tarball into a scratch project — offline, koffi coming from this
+ * checkout's node_modules — then examples/quickstart.ts, importing "tritonffi", on Node, Bun and
+ * Deno (the pinned binaries under node_modules/.bin) against the core under test.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { test } from "node:test";
+import { MODEL_REPOSITORY } from "./support/env.ts";
+
+const root = decodeURIComponent(new URL("..", import.meta.url).pathname);
+const bin = (name: string) => join(root, "node_modules", ".bin", name);
+
+/** How to run npm: on the pinned node when npm started the tests (`npm test` sets
+ * `npm_execpath`), so that the machine's node is not needed; otherwise `npm` from PATH. */
+function npmCommand(): [string, string[]] {
+  const cli = process.env.npm_execpath;
+  return cli && /npm-cli\.[cm]?js$/.test(cli) ? [bin("node"), [cli]] : ["npm", []];
+}
+
+/** Runs a command; fails the test with its output when it exits non-zero. */
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
+  const r = spawnSync(cmd, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  assert.equal(
+    r.status,
+    0,
+    `${cmd} ${args.join(" ")} exited ${r.status ?? r.signal}: ${
+      r.error ?? ""
+    }\n${r.stdout}\n${r.stderr}`,
+  );
+  return r.stdout;
+}
+
+/** Packs `dir` into `dest` with npm; returns the tarball's path. */
+function pack(dir: string, dest: string, ignoreScripts = false): string {
+  const [npm, pre] = npmCommand();
+  const args = [...pre, "pack", dir, "--pack-destination", dest, "--json"];
+  if (ignoreScripts) args.push("--ignore-scripts");
+  const [info] = JSON.parse(run(npm, args, root)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  return join(dest, info.filename);
+}
+
+/** The files under `dir`, as sorted paths relative to it. */
+function filesUnder(dir: string, prefix = ""): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) => {
+    const path = prefix ? `${prefix}/${e.name}` : e.name;
+    return e.isDirectory() ? filesUnder(dir, path) : [path];
+  }).sort();
+}
+
+// The same whichever runner or callback path runs it: `npm test` runs it in its first run only.
+const skip = process.env.TEST_PACKAGE === "0" && "npm test runs the package test in its first run";
+
+test(
+  "npm pack: the package installs into a fresh project and runs the quickstart on Node, Bun and Deno",
+  {
+    skip,
+    timeout: 180_000,
+  },
+  () => {
+    const scratch = mkdtempSync(join(tmpdir(), "tritonffi-package-"));
+    try {
+      const tarballs = join(scratch, "tarballs");
+      mkdirSync(tarballs);
+      const tarball = pack(root, tarballs);
+      // koffi and its platform binaries as installed here (no registry needed).
+      const deps = [join(root, "node_modules", "koffi")];
+      const scoped = join(root, "node_modules", "@koromix");
+      if (existsSync(scoped)) { for (const d of readdirSync(scoped)) deps.push(join(scoped, d)); }
+      const depTarballs = deps.map((d) => pack(d, tarballs, true));
+
+      const app = join(scratch, "app");
+      mkdirSync(join(app, "examples"), { recursive: true });
+      mkdirSync(join(app, "tests"));
+      writeFileSync(
+        join(app, "package.json"),
+        JSON.stringify({ name: "app", private: true, type: "module" }),
+      );
+      const [npm, pre] = npmCommand();
+      run(npm, [
+        ...pre,
+        "install",
+        tarball,
+        ...depTarballs,
+        "--offline",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+      ], app);
+
+      // What was installed: built JavaScript and declarations, nothing of the repository's own.
+      const installed = join(app, "node_modules", "tritonffi");
+      const files = filesUnder(installed);
+      assert.ok(files.includes("dist/mod.js") && files.includes("dist/mod.d.ts"), files.join(" "));
+      const extra = files.filter((f) =>
+        !(f === "package.json" || f === "README.md" || f.startsWith("dist/"))
+      );
+      assert.deepEqual(extra, [], "only dist/, package.json and README.md are shipped");
+      const sources = files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+      assert.deepEqual(sources, [], "no TypeScript sources (Node will not strip types there)");
+      const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+      assert.deepEqual(manifest.exports, {
+        ".": { types: "./dist/mod.d.ts", default: "./dist/mod.js" },
+      });
+
+      // The quickstart as a user would write it: importing "tritonffi".
+      const quickstart = readFileSync(join(root, "examples", "quickstart.ts"), "utf8");
+      assert.match(quickstart, /from "\.\.\/mod\.ts"/);
+      writeFileSync(
+        join(app, "examples", "quickstart.ts"),
+        quickstart.replace('from "../mod.ts"', 'from "tritonffi"'),
+      );
+      symlinkSync(MODEL_REPOSITORY, join(app, "tests", "models"));
+      const env: Record<string, string> = {};
+      for (const name of ["TRITONSERVER_LIB", "TRITONSERVER_BACKEND_DIR"]) {
+        if (process.env[name]) env[name] = process.env[name]!;
+      }
+      const commands: [string, string, string[]][] = [
+        ["node", bin("node"), ["examples/quickstart.ts"]],
+        ["bun", bin("bun"), ["examples/quickstart.ts"]],
+        ["deno", bin("deno"), ["run", "-A", "examples/quickstart.ts"]],
+      ];
+      for (const [runtime, cmd, args] of commands) {
+        const out = run(cmd, args, app, env).replace(/\s+/g, "");
+        const sums = Array.from({ length: 16 }, (_, i) => i + 1).join(",");
+        assert.ok(out.includes("serverlive=trueready=true"), `${runtime}: ${out}`);
+        assert.ok(out.includes(`add_subOUTPUT0(INPUT0+INPUT1):[${sums}]`), `${runtime}: ${out}`);
+        assert.ok(out.includes("repeat_int32response2:OUT=30done"), `${runtime}: ${out}`);
+      }
+      // The declarations type-check a user's program.
+      run(bin("deno"), ["check", "examples/quickstart.ts"], app);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  },
+);

@@ -1,7 +1,9 @@
 /*
  * fake_core.h - private declarations shared by the fake core's sources.
  * Everything declared between the visibility pragmas stays out of the
- * library's dynamic symbol table; only fc_api.h symbols are exported.
+ * library's dynamic symbol table; only the C API's functions (declared in
+ * tritonffi_c_api.h, which tools/c_api.mjs generates from ffi/symbols.ts)
+ * and the FC_EXPORT test extras are exported.
  */
 #ifndef FAKE_CORE_H
 #define FAKE_CORE_H
@@ -15,7 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fc_api.h"
+#include "tritonffi_c_api.h"
+
+#define FC_EXPORT __attribute__((visibility("default")))
+#define FC_API_MAJOR TRITONFFI_API_VERSION_MAJOR
+#define FC_API_MINOR TRITONFFI_API_VERSION_MINOR
+
+/* Test-only extras: live object counts (counts.c) and probes (probe.c). */
+FC_EXPORT int64_t FAKECORE_LiveCount(const char* kind);
+FC_EXPORT const void* FAKECORE_LastInputBase(void);
+FC_EXPORT const void* FAKECORE_LastOutputBuffer(void);
+FC_EXPORT int FAKECORE_MisuseCount(void);
 
 #pragma GCC visibility push(hidden)
 

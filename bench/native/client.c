@@ -1,12 +1,12 @@
 /* client.c - the C reference client of `npm run bench`: the same work as bench/bench.ts through the
- * same libtritonserver.so, with one process-wide malloc allocator, a completion callback and the
- * same concurrency scheme (N workers, each issuing its next request when its previous one gave
- * its FINAL response), in two modes:
+ * same libtritonserver.so, with the binding's own C allocator (ffi/c/allocator.c, CPU policy), a
+ * completion callback and the same concurrency scheme (N workers, each issuing its next request
+ * when its previous one gave its FINAL response), in two modes:
  *
- *   handoff  the callbacks push (kind, object, flags, userp) into a ring (ring.h, the binding's
- *            design, with its poll before sleeping); the main thread drains it, reads and deletes
- *            responses, deletes released requests and issues the next requests: the fair
- *            comparison for an event loop.
+ *   handoff  the callbacks push (kind, object, flags, userp) into a ring (ring.h: the binding's
+ *            ring and its C producers, with its poll before sleeping); the main thread drains it,
+ *            reads and deletes responses, deletes released requests and issues the next
+ *            requests: the fair comparison for an event loop.
  *   direct   the response callback reads the response and issues the next request itself, on
  *            Triton's thread: the ceiling.
  *
@@ -24,8 +24,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "triton.h" /* first: the C sources of ffi/c then take Triton's types */
+#include "../../ffi/c/allocator.h"
 #include "ring.h"
-#include "triton.h"
 
 enum { HANDOFF, DIRECT };
 enum { IDENTITY, REPEAT };
@@ -44,27 +45,8 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- the allocator: malloc/free, CPU memory ---- */
-
-static TRITONSERVER_Error* alloc_fn(TRITONSERVER_ResponseAllocator* a, const char* name,
-                                    size_t size, TRITONSERVER_MemoryType type, int64_t type_id,
-                                    void* userp, void** buffer, void** buffer_userp,
-                                    TRITONSERVER_MemoryType* actual_type, int64_t* actual_id) {
-  (void)a, (void)name, (void)type, (void)type_id, (void)userp;
-  *buffer = malloc(size == 0 ? 1 : size);
-  *buffer_userp = (void*)1;
-  *actual_type = TRITONSERVER_MEMORY_CPU;
-  *actual_id = 0;
-  return NULL;
-}
-
-static TRITONSERVER_Error* release_fn(TRITONSERVER_ResponseAllocator* a, void* buffer,
-                                      void* buffer_userp, size_t size,
-                                      TRITONSERVER_MemoryType type, int64_t id) {
-  (void)a, (void)buffer_userp, (void)size, (void)type, (void)id;
-  free(buffer);
-  return NULL;
-}
+/* ---- the allocator: the binding's own C allocator (ffi/c/allocator.c, which Bun compiles too),
+ * with its CPU policy (userp NULL): malloc/free. ---- */
 
 /* ---- one scenario ---- */
 
@@ -97,14 +79,6 @@ static uint32_t repeat_wait[1];
 static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 
-static void push_response(TRITONSERVER_InferenceResponse* r, uint32_t flags, void* userp) {
-  ring_push(&ring, 1, r, flags, userp);
-}
-
-static void push_release(TRITONSERVER_InferenceRequest* r, uint32_t flags, void* userp) {
-  ring_push(&ring, 2, r, flags, userp);
-}
-
 static void direct_response(TRITONSERVER_InferenceResponse* r, uint32_t flags, void* userp);
 static void direct_release(TRITONSERVER_InferenceRequest* r, uint32_t flags, void* userp);
 
@@ -134,10 +108,10 @@ static void issue(worker* w) {
   }
   int direct = s->mode == DIRECT;
   triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(
-                   req, direct ? direct_release : push_release, w),
+                   req, direct ? direct_release : tritonffi_request_release, w),
                "SetReleaseCallback");
   triton_check(TRITONSERVER_InferenceRequestSetResponseCallback(
-                   req, allocator, NULL, direct ? direct_response : push_response, w),
+                   req, allocator, NULL, direct ? direct_response : tritonffi_response_complete, w),
                "SetResponseCallback");
   atomic_fetch_add(&s->outstanding, 1);
   w->t0 = now_ns();
@@ -233,7 +207,7 @@ static void direct_release(TRITONSERVER_InferenceRequest* r, uint32_t flags, voi
 /* The main thread's hand-off loop: drain the ring until the scenario is over. */
 static void handoff_loop(scenario* s) {
   while (atomic_load(&s->active) > 0 || atomic_load(&s->outstanding) > 0) {
-    ring_slot* slot = ring_peek(&ring);
+    tritonffi_slot* slot = ring_peek(&ring);
     if (slot == NULL) {
       ring_wait(&ring);
       continue;
@@ -241,7 +215,7 @@ static void handoff_loop(scenario* s) {
     uint32_t kind = slot->kind, flags = slot->flags;
     void *object = slot->object, *userp = slot->userp;
     ring_pop(&ring, slot);
-    if (kind == 1) on_response(object, flags, userp);
+    if (kind == TRITONFFI_KIND_RESPONSE) on_response(object, flags, userp);
     else on_release(object, userp);
   }
 }
@@ -404,20 +378,20 @@ static TRITONSERVER_InferenceResponse* one_response(const char* model, int kind_
     int64_t shape[2] = {1, 16};
     add_input(req, "INPUT0", TRITONSERVER_TYPE_INT32, shape, 2, identity_input, 64);
   }
-  triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(req, push_release, NULL), "rel");
+  triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(req, tritonffi_request_release, NULL), "rel");
   triton_check(TRITONSERVER_InferenceRequestSetResponseCallback(req, allocator, NULL,
-                                                                push_response, NULL),
+                                                                tritonffi_response_complete, NULL),
                "resp");
   triton_check(TRITONSERVER_ServerInferAsync(server, req, NULL), "InferAsync");
   TRITONSERVER_InferenceResponse* response = NULL;
   int released = 0, final = 0;
   while (!released || !final) {
-    ring_slot* slot = ring_peek(&ring);
+    tritonffi_slot* slot = ring_peek(&ring);
     if (slot == NULL) {
       ring_wait(&ring);
       continue;
     }
-    if (slot->kind == 2) {
+    if (slot->kind == TRITONFFI_KIND_RELEASE) {
       triton_check(TRITONSERVER_InferenceRequestDelete(slot->object), "RequestDelete");
       released = 1;
     } else {
@@ -452,11 +426,11 @@ static void micro(void) {
       triton_check(TRITONSERVER_InferenceRequestNew(&batch[i], server, "identity_int32", -1), "N");
       add_input(batch[i], "INPUT0", TRITONSERVER_TYPE_INT32, shape, 2, identity_input, 64);
       workers[i].s = &s;
-      triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(batch[i], push_release,
+      triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(batch[i], tritonffi_request_release,
                                                                    &workers[i]),
                    "rel");
       triton_check(TRITONSERVER_InferenceRequestSetResponseCallback(
-                       batch[i], allocator, NULL, push_response, &workers[i]),
+                       batch[i], allocator, NULL, tritonffi_response_complete, &workers[i]),
                    "resp");
     }
     atomic_store(&s.active, 64);
@@ -541,7 +515,11 @@ int main(int argc, char** argv) {
       return 3;
     }
   }
-  triton_check(TRITONSERVER_ResponseAllocatorNew(&allocator, alloc_fn, release_fn, NULL), "alloc");
+  tritonffi_configure((void*)TRITONSERVER_ErrorNew, (void*)TRITONSERVER_BufferAttributesSetMemoryType,
+                      (void*)TRITONSERVER_BufferAttributesSetMemoryTypeId);
+  triton_check(TRITONSERVER_ResponseAllocatorNew(&allocator, tritonffi_alloc, tritonffi_release,
+                                                 NULL),
+               "alloc");
 
   printf("{\n");
   if (strstr(sections, "micro")) micro();

@@ -12,6 +12,9 @@
 /* X(name) for every function used. */
 #define TRITON_FUNCTIONS(X) \
   X(TRITONSERVER_ErrorMessage) \
+  X(TRITONSERVER_ErrorNew) \
+  X(TRITONSERVER_BufferAttributesSetMemoryType) \
+  X(TRITONSERVER_BufferAttributesSetMemoryTypeId) \
   X(TRITONSERVER_ErrorDelete) \
   X(TRITONSERVER_ServerOptionsNew) \
   X(TRITONSERVER_ServerOptionsDelete) \

@@ -37,6 +37,7 @@ const sources = entries.filter((f) => f.endsWith(".c"));
 const inputs = [
   ...entries.filter((f) => f.endsWith(".c") || f.endsWith(".h")).map((f) => join(here, f)),
   header,
+  fileURLToPath(import.meta.url), // the flags below
 ];
 if (sources.length === 0) {
   console.error(`fake core: no C sources found in ${here}`);
@@ -67,11 +68,15 @@ const args = [
   "-Wall",
   "-Wextra",
   "-Wmissing-prototypes",
+  "-Werror=missing-prototypes", // a definition the generated declarations do not list
+  "-Werror=implicit-function-declaration",
+  "-Wl,--no-undefined", // every function of the table is defined (types.c)
   "-I",
   relative(root, dirname(header)),
   "-o",
   relative(root, outLib),
   ...sources.map((f) => relative(root, join(here, f))),
+  "-ldl", // dlsym (gpu.c); part of libc since glibc 2.34
 ];
 console.log(`fake core: ${cc} ${args.join(" ")}`);
 const res = spawnSync(cc, args, { cwd: root, stdio: "inherit" });

@@ -652,24 +652,14 @@ typedef struct {
   size_t cap;
 } fc_bufs;
 
-typedef struct {
-  char* policy;
-  fc_bufs bufs;
-} fc_policy_data;
-
 typedef struct fc_input {
   char* name;          /* the name the caller used */
-  char* exec_name;     /* raw inputs: the model input it was mapped to */
-  uint32_t raw_len;    /* raw BYTES inputs: the prepended length word */
   TRITONSERVER_DataType dtype;
   int64_t* shape;      /* as given by the caller */
   size_t ndims;
   int64_t* exec_shape; /* normalized (reshape applied, batch dim kept) */
   size_t nexec;
   fc_bufs data;
-  fc_policy_data* policies;
-  size_t npolicies;
-  bool raw;
   struct fc_input* next;
 } fc_input;
 
@@ -735,10 +725,7 @@ struct TRITONSERVER_InferenceRequest {
 char* fc_request_log_prefix(const TRITONSERVER_InferenceRequest* r);
 fc_input* fc_request_find_input(
     const TRITONSERVER_InferenceRequest* r, const char* name);
-const char* fc_input_name(const fc_input* in); /* name seen by the model */
 /* Input by the name the model sees (NULL if absent). */
-const fc_input* fc_request_exec_input(
-    const TRITONSERVER_InferenceRequest* r, const char* name);
 
 size_t fc_input_total_bytes(const fc_input* in);
 /* Copy an input's buffers into host memory dst (total bytes); GPU buffers

@@ -121,7 +121,7 @@ identity_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
   for (size_t i = 0; i < req->exec_outputs.n && !err; ++i) {
     const char* out_name = req->exec_outputs.items[i];
     char* in_name = fc_fmt("INPUT%s", out_name + 6);
-    const fc_input* in = fc_request_exec_input(req, in_name);
+    const fc_input* in = fc_request_find_input(req, in_name);
     if (in != NULL) {
       void* buf = NULL;
       size_t bytes = fc_input_total_bytes(in);
@@ -284,9 +284,9 @@ static void
 repeat_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
 {
   fc_factory* f = req->factory;
-  const fc_input* in = fc_request_exec_input(req, "IN");
-  const fc_input* delay = fc_request_exec_input(req, "DELAY");
-  const fc_input* wait = fc_request_exec_input(req, "WAIT");
+  const fc_input* in = fc_request_find_input(req, "IN");
+  const fc_input* delay = fc_request_find_input(req, "DELAY");
+  const fc_input* wait = fc_request_find_input(req, "WAIT");
   TRITONSERVER_Error* err = NULL;
   uint32_t wait_ms = 0;
 
@@ -409,7 +409,7 @@ static void
 square_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
 {
   fc_factory* f = req->factory;
-  const fc_input* in = fc_request_exec_input(req, "IN");
+  const fc_input* in = fc_request_find_input(req, "IN");
   TRITONSERVER_Error* err = NULL;
   int32_t* values = NULL;
   if (fc_input_total_bytes(in) < sizeof(int32_t)) {

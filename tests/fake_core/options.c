@@ -220,22 +220,6 @@ TRITONSERVER_ServerOptionsSetCacheConfig(
   add_setting(o, "cache", cache_name, config_json, "");
   return NULL;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_ServerOptionsSetResponseCacheByteSize(
-    TRITONSERVER_ServerOptions* o, uint64_t size)
-{
-  OPT_CHECK(o);
-  if (size == 0) {
-    return NULL; /* zero keeps the cache disabled, as in the real core */
-  }
-  char* json = fc_fmt("{\"size\": %llu}", (unsigned long long)size);
-  TRITONSERVER_Error* err =
-      TRITONSERVER_ServerOptionsSetCacheConfig(o, "local", json);
-  free(json);
-  return err;
-}
-
 TRITONSERVER_Error*
 TRITONSERVER_ServerOptionsSetCacheDirectory(
     TRITONSERVER_ServerOptions* o, const char* cache_dir)

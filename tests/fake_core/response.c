@@ -313,20 +313,3 @@ TRITONSERVER_InferenceResponseOutput(
   *userp = o->buffer_userp;
   return NULL;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceResponseOutputClassificationLabel(
-    TRITONSERVER_InferenceResponse* r, const uint32_t index,
-    const size_t class_index, const char** label)
-{
-  RESP_CHECK(r);
-  FC_UNUSED(class_index);
-  if (index >= r->noutputs) {
-    return fc_err(
-        TRITONSERVER_ERROR_INVALID_ARG,
-        "out of bounds index %u: response has %zu outputs", index, r->noutputs);
-  }
-  /* No model here ships a label file: like the core, no label is NULL. */
-  *label = NULL;
-  return NULL;
-}

@@ -133,17 +133,17 @@ trace_inputs(TRITONSERVER_InferenceRequest* req)
     return;
   }
   for (const fc_input* in = req->inputs; in; in = in->next) {
-    const int64_t* shape = in->raw ? in->exec_shape : in->shape;
-    size_t ndims = in->raw ? in->nexec : in->ndims;
+    const int64_t* shape = in->shape;
+    size_t ndims = in->ndims;
     if (in->data.n == 0) {
       FC_LOG_ERROR(
-          "TENSOR_QUEUE_INPUT: tensor: %s: no buffer chunk", fc_input_name(in));
+          "TENSOR_QUEUE_INPUT: tensor: %s: no buffer chunk", in->name);
       continue;
     }
     if (in->data.n == 1) {
       const fc_buf* b = &in->data.items[0];
       fc_trace_tensor(
-          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, fc_input_name(in),
+          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, in->name,
           in->dtype, b->base, b->size, shape, ndims, b->memory_type,
           b->memory_type_id);
       continue;
@@ -154,11 +154,11 @@ trace_inputs(TRITONSERVER_InferenceRequest* req)
     if (err != NULL) {
       FC_LOG_ERROR(
           "TENSOR_QUEUE_INPUT: tensor: %s: fail to copy buffer: %s",
-          fc_input_name(in), err->msg);
+          in->name, err->msg);
       fc_err_free(err);
     } else {
       fc_trace_tensor(
-          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, fc_input_name(in),
+          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, in->name,
           in->dtype, host, total, shape, ndims, TRITONSERVER_MEMORY_CPU, 0);
     }
     free(host);

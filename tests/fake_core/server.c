@@ -352,19 +352,6 @@ TRITONSERVER_ServerDelete(TRITONSERVER_Server* server)
   server_free(s);
   return NULL;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_ServerSetExitTimeout(TRITONSERVER_Server* server, unsigned int timeout)
-{
-  if (server != NULL) {
-    fc_server* s = (fc_server*)server;
-    pthread_mutex_lock(&s->mu);
-    s->exit_timeout = timeout;
-    pthread_mutex_unlock(&s->mu);
-  }
-  return NULL;
-}
-
 TRITONSERVER_Error*
 TRITONSERVER_ServerIsLive(TRITONSERVER_Server* server, bool* live)
 {
@@ -579,13 +566,6 @@ TRITONSERVER_ServerLoadModelWithParameters(
   fc_tmpdir_unref(files); /* the loaded records hold their own references */
   return err;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_ServerLoadModel(TRITONSERVER_Server* server, const char* model_name)
-{
-  return TRITONSERVER_ServerLoadModelWithParameters(server, model_name, NULL, 0);
-}
-
 TRITONSERVER_Error*
 TRITONSERVER_ServerUnloadModel(TRITONSERVER_Server* server, const char* model_name)
 {

@@ -3,6 +3,12 @@
 
 #include <string.h>
 
+/* Every function of the binding's table is defined: a missing one is an undefined reference
+ * here, which the build's -Wl,--no-undefined turns into a link error. */
+#define FC_ADDRESS(name) (void*)name,
+__attribute__((used)) static void* const fc_every_function[] = {TRITONFFI_FUNCTIONS(FC_ADDRESS)};
+#undef FC_ADDRESS
+
 TRITONSERVER_Error*
 TRITONSERVER_ApiVersion(uint32_t* major, uint32_t* minor)
 {

@@ -624,7 +624,7 @@ void fc_sched_stop_accepting(fc_model* m);
 bool fc_sched_wait_idle(fc_model* m, uint64_t deadline_ns);
 void fc_sched_join(fc_model* m);
 void fc_sched_inflight_dec(fc_model* m);
-/* Start a stream thread owned by the model (repeat / square); it counts
+/* Start a stream thread owned by the model (repeat); it counts
  * as in-flight work until fn returns. */
 void fc_sched_spawn_stream(fc_model* m, void (*fn)(void*), void* arg);
 /* Sleep up to ms; returns early when 'f' is cancelled or at teardown.

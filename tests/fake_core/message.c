@@ -1,4 +1,6 @@
-/* message.c - TRITONSERVER_Message: a serialized JSON document. */
+/* message.c - TRITONSERVER_Message: a serialized JSON document. Real core
+ * (TritonServerMessage): the serialized text is made once and
+ * TRITONSERVER_MessageSerializeToJson returns it, owned by the message. */
 #include "fake_core.h"
 
 #include <stdlib.h>

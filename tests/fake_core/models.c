@@ -1,5 +1,7 @@
 /* models.c - the built-in "backends" identity and repeat, each imitating the real backend, and
- * the executor dispatch. */
+ * the executor dispatch. Real backends: identity (each OUTPUTn a copy of INPUTn, its config
+ * checks, the execute_delay_ms parameter) and repeat (decoupled: one response per element of
+ * IN, DELAY ms apart, then FINAL alone; its config checks), named at each behaviour. */
 #include "fake_core.h"
 
 #include <stdlib.h>

@@ -4,7 +4,9 @@
  *   sleep_stream  decoupled: COUNT responses, DELAY_MS apart, then FINAL
  *   any other     a model.py the fake cannot run: one response without
  *                 outputs per request
- * Like the python backend, only requested outputs are returned. */
+ * Each imitates the model.py of the same name in tests/models run by the
+ * real python backend (its outputs, errors and decoupled responses); like
+ * the python backend, only requested outputs are returned. */
 #include "fake_core.h"
 
 #include <stdlib.h>

@@ -1,6 +1,9 @@
 /* options.c - TRITONSERVER_ServerOptions: every setter stores its value.
  * Log settings also take effect immediately and process-wide, as in the
- * real core. */
+ * real core. Real core (TritonServerOptions and the setters of the C API):
+ * the defaults the options start with and the setters' own checks, named
+ * where they are made; the settings the fake has no use for are accepted
+ * and kept. */
 #include "fake_core.h"
 
 #include <stdlib.h>

@@ -1,4 +1,9 @@
-/* request.c - TRITONSERVER_InferenceRequest construction and accessors. */
+/* request.c - TRITONSERVER_InferenceRequest construction and accessors.
+ * Real core (InferenceRequest): inputs, requested outputs, parameters and
+ * callbacks are recorded as given; their checks against the model wait for
+ * ServerInferAsync (validate.c), but for the duplicates and unknown names
+ * InferenceRequest::AddOriginalInput and its kin refuse at once, with the
+ * errors' "[request id: <id>] " prefix. */
 #include "fake_core.h"
 
 #include <stdlib.h>
@@ -341,6 +346,8 @@ TRITONSERVER_InferenceRequestRemoveInput(
   return req_err(r, "input", name, "does not exist in request");
 }
 
+/* Real core (InferenceRequest::MutableOriginalInput): data for an input not
+ * added is INVALID_ARG "input '<name>' does not exist in request". */
 static TRITONSERVER_Error*
 find_for_data(TRITONSERVER_InferenceRequest* r, const char* name, fc_input** out)
 {

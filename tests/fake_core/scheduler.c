@@ -1,5 +1,9 @@
 /* scheduler.c - per-model request queue, instance worker threads, stream
- * threads, in-flight accounting and cancellable sleeps. */
+ * threads, in-flight accounting and cancellable sleeps. Real core
+ * (DynamicBatchScheduler, TritonModelInstance): one queue per model, one
+ * thread per model instance taking requests in order, statistics per model
+ * (InferenceStatsAggregator); a stopped scheduler refuses requests with
+ * its wording. The fake never batches several requests together. */
 #include "fake_core.h"
 
 #include <errno.h>
@@ -186,6 +190,8 @@ fc_sched_enqueue(fc_model* m, TRITONSERVER_InferenceRequest* req)
     return stopping_error(req);
   }
   const fc_config* c = m->cfg;
+  /* Real core (the scheduler's queue policy): a full queue refuses the
+   * request UNAVAILABLE "Exceeds maximum queue size". */
   if (c->has_dynamic_batching && c->max_queue_size > 0 &&
       m->qlen >= (size_t)c->max_queue_size) {
     pthread_mutex_unlock(&m->mu);

@@ -1,7 +1,10 @@
 /* trace.c - TRITONSERVER_InferenceTrace: creation, accessors, activity and
  * tensor reports, and the references that keep a trace attached to a
  * request and to the responses made for it. When the last of those goes
- * the release callback runs (on whatever thread dropped it). */
+ * the release callback runs (on whatever thread dropped it). Real core
+ * (InferenceTrace, InferenceTraceProxy): the request and each response hold
+ * the trace through a proxy whose destructor releases it; the last release
+ * calls the release function, which owns the trace from then on. */
 #include "fake_core.h"
 
 #include <stdio.h>
@@ -34,7 +37,8 @@ static pthread_mutex_t g_attach_mu = PTHREAD_MUTEX_INITIALIZER;
     }                                                                   \
   } while (0)
 
-/* MIN and MAX are older spellings of TIMESTAMPS. */
+/* MIN and MAX are older spellings of TIMESTAMPS. Real core:
+ * TRITONSERVER_InferenceTraceNew and ...TensorNew rewrite them so. */
 static TRITONSERVER_InferenceTraceLevel
 normalize_level(TRITONSERVER_InferenceTraceLevel level)
 {
@@ -165,6 +169,8 @@ fc_trace_report(
     TRITONSERVER_InferenceTrace* t, TRITONSERVER_InferenceTraceActivity activity,
     uint64_t ns)
 {
+  /* Real core (InferenceTrace::Report): timestamps only at the TIMESTAMPS
+   * level, on the thread where the activity happens. */
   if (t != NULL && (t->level & TRITONSERVER_TRACE_LEVEL_TIMESTAMPS) != 0 &&
       t->activity_fn != NULL) {
     t->activity_fn(t, activity, ns, t->userp);
@@ -178,6 +184,8 @@ fc_trace_tensor(
     size_t byte_size, const int64_t* shape, uint64_t dim_count,
     TRITONSERVER_MemoryType memory_type, int64_t memory_type_id)
 {
+  /* Real core (InferenceTrace::ReportTensor): tensors only at the TENSORS
+   * level and with a tensor activity function. */
   if (t != NULL && (t->level & TRITONSERVER_TRACE_LEVEL_TENSORS) != 0 &&
       t->tensor_fn != NULL) {
     t->tensor_fn(

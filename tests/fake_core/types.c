@@ -1,4 +1,7 @@
-/* types.c - API version and the enum <-> string helpers. */
+/* types.c - API version and the enum <-> string helpers. Real core: the API
+ * version the binding's table was written for (TRITONSERVER_ApiVersion), and
+ * the strings of the C API's *String functions, "<invalid>" or
+ * "<unknown>" for values they do not know. */
 #include "fake_core.h"
 
 #include <string.h>

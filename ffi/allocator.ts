@@ -121,9 +121,15 @@ export function placementTable(): number[] {
   const E = PlacementEntry;
   const requestedId = 1;
   const deviceId = 2; // distinct ids tell where place() took the id from
+  const kinds = Object.keys(PolicyKind).length;
+  const types = Object.keys(MemoryType).length;
+  const dense = (values: number[]) => values.every((v, i, all) => all.indexOf(i) >= 0);
+  if (!dense(Object.values(PolicyKind)) || !dense(Object.values(MemoryType))) {
+    throw new Error("the policy kinds and memory types must be 0 .. n-1: the table is indexed so");
+  }
   const table: number[] = [];
-  for (const kind of Object.values(PolicyKind)) {
-    for (const requested of Object.values(MemoryType)) {
+  for (let kind = 0; kind < kinds; kind++) {
+    for (let requested = 0; requested < types; requested++) {
       for (const fallback of [false, true]) {
         for (const cuda of [false, true]) {
           const p = place({ kind, deviceId, fallback }, requested, requestedId, cuda);

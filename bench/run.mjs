@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { table } from "./table.mjs";
+import { buildNativeClient } from "./native/build.mjs";
 import { runtimeCommand, toolchainBin } from "../tests/runtime_command.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -56,20 +57,13 @@ if (env.TRITONSERVER_LIB && env.TRITONSERVER_BACKEND_DIR) {
 console.log(`bench: ${core} core ${env.TRITONSERVER_LIB}`);
 
 // ---- the C reference client ----
-const client = join(build, "native_client");
-const cc = env.CC ?? "cc";
-run(cc, [
-  "-std=c11",
-  "-O2",
-  "-Wall",
-  "-Wextra",
-  "-pthread",
-  "-o",
-  client,
-  "bench/native/client.c",
-  "bench/native/triton.c",
-  "-ldl",
-]);
+let client;
+try {
+  client = buildNativeClient();
+} catch (e) {
+  console.error(`bench: ${e.message}`);
+  process.exit(1);
+}
 
 /** Keeps the better of two results for every number: the higher rate, or the lower time
  * (latencies, the raw call costs in `micro`, the µs of `bigOutput`). */

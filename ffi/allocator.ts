@@ -7,14 +7,16 @@
  * Host memory comes from libc `malloc`/`free`; pinned and device memory from `libcudart`
  * (`cudaHostAlloc`/`cudaFreeHost`, `cudaMalloc`/`cudaFree`) once it has been loaded.
  *
- * The buffer's actual memory type and id travel in `buffer_userp` (`type + 1 | id << 8`), so
+ * The buffer's actual memory type and id travel in `buffer_userp` ({@link encodeBufferUserp}), so
  * release frees with the matching function and the buffer-attributes function can report them.
  *
- * The same policy is implemented twice: in JS (Deno and Node, whose callbacks return values to
- * Triton's threads) and in C compiled at run time by Bun's `cc()` ({@link ALLOCATOR_C_SOURCE}).
+ * Where a buffer goes is {@link place}, stated once. Two allocators follow it: this module's JS
+ * one (Deno and Node, whose callbacks return values to Triton's threads) and `ffi/c/allocator.c`
+ * compiled at run time by Bun's `cc()` from {@link placementTable}.
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 import type { CudaRuntime } from "./cuda.ts";
 import { ErrorCode, MemoryType } from "./enums.ts";
 import type { TritonLibrary } from "./loader.ts";
@@ -24,14 +26,41 @@ import type { Ptr } from "./types.ts";
 /** The memory a request asks its outputs to land in. */
 export const PolicyKind = { CPU: 0, CPU_PINNED: 1, GPU: 2, AUTO: 3 } as const;
 
+/** The bits of a policy integer: the kind in the low byte, FALLBACK, the GPU id from bit 16. */
+export const PolicyBits = {
+  KIND_MASK: 0xff,
+  FALLBACK: 0x100,
+  DEVICE_SHIFT: 16,
+  DEVICE_MASK: 0xffff,
+} as const;
+
 /** Packs a policy into the integer passed as the allocator's `userp`. */
 export function encodePolicy(kind: number, deviceId: number, fallback: boolean): number {
-  return kind | (fallback ? 0x100 : 0) | (deviceId << 16);
+  return kind | (fallback ? PolicyBits.FALLBACK : 0) | (deviceId << PolicyBits.DEVICE_SHIFT);
 }
 
 /** Unpacks {@link encodePolicy}. */
 export function decodePolicy(userp: number): { kind: number; deviceId: number; fallback: boolean } {
-  return { kind: userp & 0xff, deviceId: (userp >>> 16) & 0xffff, fallback: (userp & 0x100) !== 0 };
+  return {
+    kind: userp & PolicyBits.KIND_MASK,
+    deviceId: (userp >>> PolicyBits.DEVICE_SHIFT) & PolicyBits.DEVICE_MASK,
+    fallback: (userp & PolicyBits.FALLBACK) !== 0,
+  };
+}
+
+/** The bits of an allocated buffer's `buffer_userp`: its memory type + 1 (never 0), its id from
+ * bit 8. */
+export const BufferUserp = { TYPE_OFFSET: 1, ID_SHIFT: 8 } as const;
+
+/** The `buffer_userp` of a buffer of memory `type` and id `id`. */
+export function encodeBufferUserp(type: number, id: number): number {
+  return (type + BufferUserp.TYPE_OFFSET) | (id << BufferUserp.ID_SHIFT);
+}
+
+/** Unpacks {@link encodeBufferUserp}. */
+export function decodeBufferUserp(code: number): { type: number; id: number } {
+  const low = (1 << BufferUserp.ID_SHIFT) - 1;
+  return { type: (code & low) - BufferUserp.TYPE_OFFSET, id: code >>> BufferUserp.ID_SHIFT };
 }
 
 /** The function pointers to hand to `TRITONSERVER_ResponseAllocatorNew` and its setters. */
@@ -44,8 +73,18 @@ export interface AllocatorFunctions {
   useCuda(cuda: CudaRuntime): void;
 }
 
-/** The decision both implementations make for one buffer. */
-function place(
+/**
+ * The memory-placement rule, stated once: where the output buffer of a request with `policy`
+ * goes when Triton asks for `requestedType`/`requestedId`. AUTO takes what Triton asks; any other
+ * kind takes its own type (and, for GPU, the policy's device). AUTO, or a policy allowing it,
+ * falls back to CPU memory where pinned or device memory is unavailable (`orFallback`; here:
+ * libcudart not loaded; the allocators also fall back when the CUDA allocation fails).
+ *
+ * The JS allocator calls it; the C allocator (`ffi/c/allocator.c`) looks it up in
+ * {@link placementTable}; the x86-64 thunks' CPU fast path is checked against it
+ * (`thunks/x86_64.ts`).
+ */
+export function place(
   policy: { kind: number; deviceId: number; fallback: boolean },
   requestedType: number,
   requestedId: number,
@@ -59,6 +98,57 @@ function place(
     return orFallback ? { type: MemoryType.CPU, id: 0, orFallback } : { type, id, orFallback };
   }
   return { type, id, orFallback };
+}
+
+/** How an entry of {@link placementTable} packs a decision of {@link place}: the memory type
+ * (TYPE_MASK), where the id comes from (ID_* from ID_SHIFT), and FALLBACK. */
+export const PlacementEntry = {
+  TYPE_MASK: 0x3,
+  ID_SHIFT: 2,
+  ID_MASK: 0x3,
+  ID_ZERO: 0,
+  ID_REQUESTED: 1,
+  ID_POLICY: 2,
+  FALLBACK: 0x10,
+} as const;
+
+/**
+ * {@link place} evaluated over its whole domain, for native code: entry
+ * `((kind * memoryTypes + requestedType) * 2 + fallback) * 2 + cudaLoaded`, packed as
+ * {@link PlacementEntry}.
+ */
+export function placementTable(): number[] {
+  const E = PlacementEntry;
+  const requestedId = 1;
+  const deviceId = 2; // distinct ids tell where place() took the id from
+  const kinds = Object.keys(PolicyKind).length;
+  const types = Object.keys(MemoryType).length;
+  const dense = (values: number[]) => values.every((v, i, all) => all.indexOf(i) >= 0);
+  if (!dense(Object.values(PolicyKind)) || !dense(Object.values(MemoryType))) {
+    throw new Error("the policy kinds and memory types must be 0 .. n-1: the table is indexed so");
+  }
+  const table: number[] = [];
+  for (let kind = 0; kind < kinds; kind++) {
+    for (let requested = 0; requested < types; requested++) {
+      for (const fallback of [false, true]) {
+        for (const cuda of [false, true]) {
+          const p = place({ kind, deviceId, fallback }, requested, requestedId, cuda);
+          const from = p.id === 0
+            ? E.ID_ZERO
+            : p.id === requestedId
+            ? E.ID_REQUESTED
+            : p.id === deviceId
+            ? E.ID_POLICY
+            : -1;
+          if (from < 0 || (p.type & ~E.TYPE_MASK) !== 0) {
+            throw new Error(`place() decided ${JSON.stringify(p)}: not a table entry`);
+          }
+          table.push(p.type | (from << E.ID_SHIFT) | (p.orFallback ? E.FALLBACK : 0));
+        }
+      }
+    }
+  }
+  return table;
 }
 
 /** The allocator implemented in JS, for runtimes whose callbacks return to Triton's threads. */
@@ -123,7 +213,7 @@ export function jsAllocator(lib: TritonLibrary): AllocatorFunctions {
         }
       }
       write64(buffer, BigInt(ffi.address(p)));
-      write64(bufferUserp, BigInt((type + 1) | (id << 8)));
+      write64(bufferUserp, BigInt(encodeBufferUserp(type, id)));
       write32(actualType, type);
       write64(actualId, BigInt(id));
       return ffi.NULL;
@@ -168,9 +258,10 @@ export function jsAllocator(lib: TritonLibrary): AllocatorFunctions {
     (_a, _name, attributes, _userp, bufferUserp) => {
       const code = ffi.address(bufferUserp);
       if (code === 0) return ffi.NULL;
-      const err = api.TRITONSERVER_BufferAttributesSetMemoryType(attributes, (code & 0xff) - 1);
+      const { type, id } = decodeBufferUserp(code);
+      const err = api.TRITONSERVER_BufferAttributesSetMemoryType(attributes, type);
       if (!ffi.isNull(err)) return err;
-      return api.TRITONSERVER_BufferAttributesSetMemoryTypeId(attributes, BigInt(code >>> 8));
+      return api.TRITONSERVER_BufferAttributesSetMemoryTypeId(attributes, BigInt(id));
     },
   );
 
@@ -185,118 +276,34 @@ export function jsAllocator(lib: TritonLibrary): AllocatorFunctions {
   };
 }
 
-/**
- * The same allocator in C, for Bun (compiled by `cc()`). `tritonffi_configure` receives the
- * addresses of the Triton and CUDA functions it calls (CUDA ones NULL until libcudart is loaded).
- */
-export const ALLOCATOR_C_SOURCE = `
-typedef unsigned long size_t;
-typedef long long int64_t;
-void* malloc(size_t);
-void free(void*);
-typedef void* (*error_new_t)(int code, const char* msg);
-typedef void* (*attr_set_type_t)(void* attributes, int type);
-typedef void* (*attr_set_id_t)(void* attributes, int64_t id);
-typedef int (*cuda_malloc_t)(void** p, size_t size);
-typedef int (*cuda_host_alloc_t)(void** p, size_t size, unsigned int flags);
-typedef int (*cuda_free_t)(void* p);
-typedef int (*cuda_set_device_t)(int device);
-
-static error_new_t error_new;
-static attr_set_type_t attr_set_type;
-static attr_set_id_t attr_set_id;
-static cuda_malloc_t cuda_malloc;
-static cuda_host_alloc_t cuda_host_alloc;
-static cuda_free_t cuda_free;
-static cuda_free_t cuda_free_host;
-static cuda_set_device_t cuda_set_device;
-
-enum { CPU = 0, CPU_PINNED = 1, GPU = 2, AUTO = 3 };
-enum { ERR_INTERNAL = ${ErrorCode.INTERNAL}, ERR_UNAVAILABLE = ${ErrorCode.UNAVAILABLE} };
-
-void tritonffi_configure(void* en, void* ast, void* asi) {
-  error_new = (error_new_t)en;
-  attr_set_type = (attr_set_type_t)ast;
-  attr_set_id = (attr_set_id_t)asi;
-}
-
-void tritonffi_use_cuda(void* m, void* ha, void* f, void* fh, void* sd) {
-  cuda_malloc = (cuda_malloc_t)m;
-  cuda_host_alloc = (cuda_host_alloc_t)ha;
-  cuda_free = (cuda_free_t)f;
-  cuda_free_host = (cuda_free_t)fh;
-  cuda_set_device = (cuda_set_device_t)sd;
-}
-
-/* The placement rule of place() in allocator.ts. */
-static void place(size_t policy, int req_type, int64_t req_id, int* type, int* id, int* fallback) {
-  int kind = (int)(policy & 0xff);
-  int auto_ = kind == AUTO;
-  *type = auto_ ? req_type : kind;
-  *id = *type == GPU ? (auto_ ? (int)req_id : (int)((policy >> 16) & 0xffff)) : 0;
-  *fallback = auto_ || (policy & 0x100) != 0;
-  if (*type != CPU && cuda_malloc == 0 && *fallback) { *type = CPU; *id = 0; }
-}
-
-void* tritonffi_alloc(void* allocator, const char* name, size_t byte_size, int req_type,
-                      int64_t req_id, void* userp, void** buffer, void** buffer_userp,
-                      int* actual_type, int64_t* actual_id) {
-  int type, id, fallback;
-  void* p = 0;
-  size_t size = byte_size == 0 ? 1 : byte_size;
-  place((size_t)userp, req_type, req_id, &type, &id, &fallback);
-  if (type != CPU) {
-    if (cuda_malloc == 0) return error_new(ERR_UNAVAILABLE, "output memory needs libcudart");
-    int rc = type == GPU ? cuda_set_device(id) : 0;
-    if (rc == 0) rc = type == GPU ? cuda_malloc(&p, size) : cuda_host_alloc(&p, size, 0);
-    if (rc != 0) {
-      if (!fallback) {
-        return error_new(ERR_INTERNAL, type == GPU ? "cudaMalloc of an output buffer failed"
-                                                   : "cudaHostAlloc of an output buffer failed");
-      }
-      type = CPU;
-      id = 0;
-    }
+/** The constants `ffi/c/allocator.c` is compiled with (its rule is {@link placementTable}). */
+export function allocatorDefines(): Record<string, string> {
+  const d: Record<string, string> = {
+    TRITONFFI_PLACEMENT: `{${placementTable().join(",")}}`,
+    TRITONFFI_POLICY_KINDS: String(Object.keys(PolicyKind).length),
+    TRITONFFI_MEMORY_TYPES: String(Object.keys(MemoryType).length),
+    TRITONFFI_ERROR_INTERNAL: String(ErrorCode.INTERNAL),
+    TRITONFFI_ERROR_INVALID_ARG: String(ErrorCode.INVALID_ARG),
+    TRITONFFI_ERROR_UNAVAILABLE: String(ErrorCode.UNAVAILABLE),
+  };
+  const groups = {
+    MEMORY: MemoryType,
+    POLICY: PolicyBits,
+    BUFFER_USERP: BufferUserp,
+    PLACEMENT: PlacementEntry,
+  };
+  for (const [group, values] of Object.entries(groups)) {
+    for (const [k, v] of Object.entries(values)) d[`TRITONFFI_${group}_${k}`] = String(v);
   }
-  if (type == CPU) {
-    p = malloc(size);
-    if (p == 0) return error_new(ERR_INTERNAL, "malloc of an output buffer failed");
-  }
-  *buffer = p;
-  *buffer_userp = (void*)(size_t)((type + 1) | (id << 8));
-  *actual_type = type;
-  *actual_id = id;
-  return 0;
+  return d;
 }
 
-void* tritonffi_release(void* allocator, void* buffer, void* buffer_userp, size_t byte_size,
-                        int type, int64_t id) {
-  if (type == CPU || cuda_free == 0) { free(buffer); return 0; }
-  int rc;
-  if (type == GPU) { cuda_set_device((int)id); rc = cuda_free(buffer); }
-  else rc = cuda_free_host(buffer);
-  return rc == 0 ? 0 : error_new(ERR_INTERNAL, "freeing an output buffer failed");
+/** The path of the C source (read by the compiler where the module is a file). */
+export function allocatorSource(): string {
+  return fileURLToPath(new URL("./c/allocator.c", import.meta.url));
 }
 
-void* tritonffi_query(void* allocator, void* userp, const char* name, size_t* byte_size,
-                      int* memory_type, int64_t* memory_type_id) {
-  int type, id, fallback;
-  place((size_t)userp, *memory_type, *memory_type_id, &type, &id, &fallback);
-  *memory_type = type;
-  *memory_type_id = id;
-  return 0;
-}
-
-void* tritonffi_buffer_attributes(void* allocator, const char* name, void* attributes,
-                                  void* userp, void* buffer_userp) {
-  size_t code = (size_t)buffer_userp;
-  if (code == 0) return 0;
-  void* err = attr_set_type(attributes, (int)(code & 0xff) - 1);
-  return err ? err : attr_set_id(attributes, (int64_t)(code >> 8));
-}
-`;
-
-/** The C functions of {@link ALLOCATOR_C_SOURCE} with their neutral signatures. */
+/** The C functions of `ffi/c/allocator.c` with their neutral signatures. */
 export const allocatorCSymbols = {
   tritonffi_configure: { parameters: ["ptr", "ptr", "ptr"], result: "void" },
   tritonffi_use_cuda: { parameters: ["ptr", "ptr", "ptr", "ptr", "ptr"], result: "void" },
@@ -310,7 +317,7 @@ export const allocatorCSymbols = {
 export function nativeAllocator(lib: TritonLibrary): AllocatorFunctions {
   const { ffi } = lib;
   if (!ffi.compile) throw new Error(`${ffi.name}: no way to run the response allocator`);
-  const c = ffi.compile(ALLOCATOR_C_SOURCE, allocatorCSymbols);
+  const c = ffi.compile(allocatorSource(), allocatorDefines(), allocatorCSymbols);
   const sym = (name: string) => lib.symbolAddress(name);
   c.call.tritonffi_configure(
     sym("TRITONSERVER_ErrorNew"),

@@ -9,10 +9,6 @@
  *
  * @module
  */
-import { unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import process from "node:process";
 import { fixedArity } from "./arity.ts";
 import { encodeCString } from "./cstring_cache.ts";
 import type { FfiType, SymbolDef } from "./symbols.ts";
@@ -26,6 +22,7 @@ interface BunFfi {
   ): { symbols: Record<string, (...args: unknown[]) => unknown> };
   cc(options: {
     source: string;
+    define: Record<string, string>;
     symbols: Record<string, { args: string[]; returns: string }>;
   }): { symbols: Record<string, ((...args: unknown[]) => unknown) & { ptr: number }> };
   ptr(view: ArrayBufferView): number;
@@ -87,7 +84,6 @@ function wrap(
 
 const toCString = (s: unknown) => cstr(s as string | null);
 
-let compiled = 0;
 let libcLib: { memcpy(dst: ArrayBufferView, src: number, n: number): unknown } | undefined;
 
 /** libc functions the adapter itself uses. */
@@ -177,21 +173,18 @@ export const bunRuntime: FfiRuntime = {
     return toPtr(cb.ptr);
   },
 
-  compile<S extends Record<string, CallbackDef>>(source: string, symbols: S): CompiledC<S> {
-    // cc() takes a file path: write the source to a private temporary file.
-    const file = join(tmpdir(), `tritonffi-${process.pid}-${compiled++}.c`);
-    writeFileSync(file, source);
+  compile<S extends Record<string, CallbackDef>>(
+    path: string,
+    defines: Readonly<Record<string, string>>,
+    symbols: S,
+  ): CompiledC<S> {
     const defs: Record<string, { args: string[]; returns: string }> = {};
     for (const [name, def] of Object.entries(symbols)) {
       defs[name] = { args: def.parameters.map(bunType), returns: bunType(def.result) };
     }
-    try {
-      const lib = ffi.cc({ source: file, symbols: defs });
-      const pointers: Record<string, Ptr> = {};
-      for (const name of Object.keys(symbols)) pointers[name] = toPtr(lib.symbols[name].ptr);
-      return { call: lib.symbols, pointers } as unknown as CompiledC<S>;
-    } finally {
-      unlinkSync(file);
-    }
+    const lib = ffi.cc({ source: path, define: { ...defines }, symbols: defs });
+    const pointers: Record<string, Ptr> = {};
+    for (const name of Object.keys(symbols)) pointers[name] = toPtr(lib.symbols[name].ptr);
+    return { call: lib.symbols, pointers } as unknown as CompiledC<S>;
   },
 };

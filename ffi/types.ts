@@ -127,10 +127,15 @@ export interface FfiRuntime {
    */
   callback<D extends CallbackDef>(def: D, fn: CallbackFn<D>): Ptr;
   /**
-   * Compiles C source at run time and binds `symbols` from it (Bun: `cc()`, TinyCC). Absent on
-   * runtimes without a built-in C compiler.
+   * Compiles the C source file at `path` at run time, with the preprocessor macros `defines`,
+   * and binds `symbols` from it (Bun: `cc()`, TinyCC). Absent on runtimes without a built-in C
+   * compiler.
    */
-  compile?<S extends Record<string, CallbackDef>>(source: string, symbols: S): CompiledC<S>;
+  compile?<S extends Record<string, CallbackDef>>(
+    path: string,
+    defines: Readonly<Record<string, string>>,
+    symbols: S,
+  ): CompiledC<S>;
 }
 
 /** Functions compiled from C source: callable from JS, and as C function pointers. */

@@ -1,12 +1,12 @@
 /* client.c - the C reference client of `npm run bench`: the same work as bench/bench.ts through the
- * same libtritonserver.so, with one process-wide malloc allocator, a completion callback and the
- * same concurrency scheme (N workers, each issuing its next request when its previous one gave
- * its FINAL response), in two modes:
+ * same libtritonserver.so, with the binding's own C allocator (ffi/c/allocator.c, CPU policy), a
+ * completion callback and the same concurrency scheme (N workers, each issuing its next request
+ * when its previous one gave its FINAL response), in two modes:
  *
- *   handoff  the callbacks push (kind, object, flags, userp) into a ring (ring.h, the binding's
- *            design, with its poll before sleeping); the main thread drains it, reads and deletes
- *            responses, deletes released requests and issues the next requests: the fair
- *            comparison for an event loop.
+ *   handoff  the callbacks push (kind, object, flags, userp) into a ring (ring.h: the binding's
+ *            ring and its C producers, with its poll before sleeping); the main thread drains it,
+ *            reads and deletes responses, deletes released requests and issues the next
+ *            requests: the fair comparison for an event loop.
  *   direct   the response callback reads the response and issues the next request itself, on
  *            Triton's thread: the ceiling.
  *
@@ -24,8 +24,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "triton.h" /* first: the C sources of ffi/c then take Triton's types */
+#include "../../ffi/c/allocator.h"
 #include "ring.h"
-#include "triton.h"
 
 enum { HANDOFF, DIRECT };
 enum { IDENTITY, REPEAT };
@@ -44,26 +45,8 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- the allocator: malloc/free, CPU memory ---- */
-
-static TRITONSERVER_Error* alloc_fn(TRITONSERVER_ResponseAllocator* a, const char* name,
-                                    size_t size, int type, int64_t type_id, void* userp,
-                                    void** buffer, void** buffer_userp, int* actual_type,
-                                    int64_t* actual_id) {
-  (void)a, (void)name, (void)type, (void)type_id, (void)userp;
-  *buffer = malloc(size == 0 ? 1 : size);
-  *buffer_userp = (void*)1;
-  *actual_type = MEM_CPU;
-  *actual_id = 0;
-  return NULL;
-}
-
-static TRITONSERVER_Error* release_fn(TRITONSERVER_ResponseAllocator* a, void* buffer,
-                                      void* buffer_userp, size_t size, int type, int64_t id) {
-  (void)a, (void)buffer_userp, (void)size, (void)type, (void)id;
-  free(buffer);
-  return NULL;
-}
+/* ---- the allocator: the binding's own C allocator (ffi/c/allocator.c, which Bun compiles too),
+ * with its CPU policy (userp NULL): malloc/free. ---- */
 
 /* ---- one scenario ---- */
 
@@ -96,21 +79,15 @@ static uint32_t repeat_wait[1];
 static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 
-static void push_response(TRITONSERVER_InferenceResponse* r, uint32_t flags, void* userp) {
-  ring_push(&ring, 1, r, flags, userp);
-}
-
-static void push_release(TRITONSERVER_InferenceRequest* r, uint32_t flags, void* userp) {
-  ring_push(&ring, 2, r, flags, userp);
-}
-
 static void direct_response(TRITONSERVER_InferenceResponse* r, uint32_t flags, void* userp);
 static void direct_release(TRITONSERVER_InferenceRequest* r, uint32_t flags, void* userp);
 
-static void add_input(TRITONSERVER_InferenceRequest* req, const char* name, int dtype,
+static void add_input(TRITONSERVER_InferenceRequest* req, const char* name,
+                      TRITONSERVER_DataType dtype,
                       const int64_t* shape, int dims, const void* data, size_t bytes) {
   triton_check(TRITONSERVER_InferenceRequestAddInput(req, name, dtype, shape, dims), "AddInput");
-  triton_check(TRITONSERVER_InferenceRequestAppendInputData(req, name, data, bytes, MEM_CPU, 0),
+  triton_check(TRITONSERVER_InferenceRequestAppendInputData(req, name, data, bytes,
+                                                             TRITONSERVER_MEMORY_CPU, 0),
                "AppendInputData");
 }
 
@@ -121,20 +98,20 @@ static void issue(worker* w) {
   triton_check(TRITONSERVER_InferenceRequestNew(&req, server, s->model, -1), "RequestNew");
   if (s->kind == IDENTITY) {
     int64_t shape[2] = {s->rows, 16};
-    add_input(req, "INPUT0", TYPE_INT32, shape, 2, identity_input, (size_t)s->rows * 16 * 4);
+    add_input(req, "INPUT0", TRITONSERVER_TYPE_INT32, shape, 2, identity_input, (size_t)s->rows * 16 * 4);
   } else {
     int64_t shape[1] = {s->elements};
     int64_t one[1] = {1};
-    add_input(req, "IN", TYPE_INT32, shape, 1, repeat_in, (size_t)s->elements * 4);
-    add_input(req, "DELAY", TYPE_UINT32, shape, 1, repeat_delay, (size_t)s->elements * 4);
-    add_input(req, "WAIT", TYPE_UINT32, one, 1, repeat_wait, 4);
+    add_input(req, "IN", TRITONSERVER_TYPE_INT32, shape, 1, repeat_in, (size_t)s->elements * 4);
+    add_input(req, "DELAY", TRITONSERVER_TYPE_UINT32, shape, 1, repeat_delay, (size_t)s->elements * 4);
+    add_input(req, "WAIT", TRITONSERVER_TYPE_UINT32, one, 1, repeat_wait, 4);
   }
   int direct = s->mode == DIRECT;
   triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(
-                   req, direct ? direct_release : push_release, w),
+                   req, direct ? direct_release : tritonffi_request_release, w),
                "SetReleaseCallback");
   triton_check(TRITONSERVER_InferenceRequestSetResponseCallback(
-                   req, allocator, NULL, direct ? direct_response : push_response, w),
+                   req, allocator, NULL, direct ? direct_response : tritonffi_response_complete, w),
                "SetResponseCallback");
   atomic_fetch_add(&s->outstanding, 1);
   w->t0 = now_ns();
@@ -162,18 +139,19 @@ static void read_response(TRITONSERVER_InferenceResponse* r) {
   uint32_t count;
   triton_check(TRITONSERVER_InferenceResponseParameterCount(r, &count), "ParameterCount");
   for (uint32_t i = 0; i < count; i++) {
-    int type;
+    TRITONSERVER_ParameterType type;
     const void* value;
     triton_check(TRITONSERVER_InferenceResponseParameter(r, i, &text, &type, &value), "Param");
     sink += (int64_t)strlen(text);
-    if (type == PARAMETER_STRING) sink += (int64_t)strlen(value);
-    else if (type == PARAMETER_INT) sink += *(const int64_t*)value;
-    else if (type == PARAMETER_BOOL) sink += *(const char*)value;
+    if (type == TRITONSERVER_PARAMETER_STRING) sink += (int64_t)strlen(value);
+    else if (type == TRITONSERVER_PARAMETER_INT) sink += *(const int64_t*)value;
+    else if (type == TRITONSERVER_PARAMETER_BOOL) sink += *(const char*)value;
     else sink += (int64_t)*(const double*)value;
   }
   triton_check(TRITONSERVER_InferenceResponseOutputCount(r, &count), "OutputCount");
   for (uint32_t i = 0; i < count; i++) {
-    int dtype, memory_type;
+    TRITONSERVER_DataType dtype;
+    TRITONSERVER_MemoryType memory_type;
     const int64_t* shape;
     uint64_t dims;
     const void* base;
@@ -195,7 +173,7 @@ static void on_response(TRITONSERVER_InferenceResponse* r, uint32_t flags, worke
     triton_check(TRITONSERVER_InferenceResponseDelete(r), "ResponseDelete");
     atomic_fetch_add(&s->responses, 1);
   }
-  if (flags & RESPONSE_COMPLETE_FINAL) {
+  if (flags & TRITONSERVER_RESPONSE_COMPLETE_FINAL) {
     uint64_t t = now_ns();
     if (s->latencies != NULL) {
       long i = atomic_fetch_add(&s->latency_count, 1);
@@ -229,7 +207,7 @@ static void direct_release(TRITONSERVER_InferenceRequest* r, uint32_t flags, voi
 /* The main thread's hand-off loop: drain the ring until the scenario is over. */
 static void handoff_loop(scenario* s) {
   while (atomic_load(&s->active) > 0 || atomic_load(&s->outstanding) > 0) {
-    ring_slot* slot = ring_peek(&ring);
+    tritonffi_slot* slot = ring_peek(&ring);
     if (slot == NULL) {
       ring_wait(&ring);
       continue;
@@ -237,7 +215,7 @@ static void handoff_loop(scenario* s) {
     uint32_t kind = slot->kind, flags = slot->flags;
     void *object = slot->object, *userp = slot->userp;
     ring_pop(&ring, slot);
-    if (kind == 1) on_response(object, flags, userp);
+    if (kind == TRITONFFI_KIND_RESPONSE) on_response(object, flags, userp);
     else on_release(object, userp);
   }
 }
@@ -354,14 +332,14 @@ static void new_delete(void* arg) {
 }
 
 static void add_remove_input(void* req) {
-  triton_check(TRITONSERVER_InferenceRequestAddInput(req, "INPUT0", TYPE_INT32, shape_1x16, 2),
+  triton_check(TRITONSERVER_InferenceRequestAddInput(req, "INPUT0", TRITONSERVER_TYPE_INT32, shape_1x16, 2),
                "AddInput");
   triton_check(TRITONSERVER_InferenceRequestRemoveInput(req, "INPUT0"), "RemoveInput");
 }
 
 static void append_remove_data(void* req) {
   triton_check(TRITONSERVER_InferenceRequestAppendInputData(req, "INPUT0", identity_input, 64,
-                                                            MEM_CPU, 0),
+                                                            TRITONSERVER_MEMORY_CPU, 0),
                "AppendInputData");
   triton_check(TRITONSERVER_InferenceRequestRemoveAllInputData(req, "INPUT0"), "RemoveAll");
 }
@@ -369,7 +347,8 @@ static void append_remove_data(void* req) {
 /* Output 0 of a response: its buffer and byte size (TRITONSERVER_InferenceResponseOutput). */
 static void output0(void* response, const void** base, size_t* size) {
   const char* name;
-  int dtype, memory_type;
+  TRITONSERVER_DataType dtype;
+  TRITONSERVER_MemoryType memory_type;
   const int64_t* shape;
   uint64_t dims;
   int64_t memory_id;
@@ -394,30 +373,30 @@ static TRITONSERVER_InferenceResponse* one_response(const char* model, int kind_
   triton_check(TRITONSERVER_InferenceRequestNew(&req, server, model, -1), "RequestNew");
   if (kind_fp32) {
     if (big_input == NULL) big_input = calloc(BIG_ELEMENTS, sizeof(float));
-    add_input(req, "INPUT0", TYPE_FP32, big_shape, 2, big_input, (size_t)BIG_ELEMENTS * 4);
+    add_input(req, "INPUT0", TRITONSERVER_TYPE_FP32, big_shape, 2, big_input, (size_t)BIG_ELEMENTS * 4);
   } else {
     int64_t shape[2] = {1, 16};
-    add_input(req, "INPUT0", TYPE_INT32, shape, 2, identity_input, 64);
+    add_input(req, "INPUT0", TRITONSERVER_TYPE_INT32, shape, 2, identity_input, 64);
   }
-  triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(req, push_release, NULL), "rel");
+  triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(req, tritonffi_request_release, NULL), "rel");
   triton_check(TRITONSERVER_InferenceRequestSetResponseCallback(req, allocator, NULL,
-                                                                push_response, NULL),
+                                                                tritonffi_response_complete, NULL),
                "resp");
   triton_check(TRITONSERVER_ServerInferAsync(server, req, NULL), "InferAsync");
   TRITONSERVER_InferenceResponse* response = NULL;
   int released = 0, final = 0;
   while (!released || !final) {
-    ring_slot* slot = ring_peek(&ring);
+    tritonffi_slot* slot = ring_peek(&ring);
     if (slot == NULL) {
       ring_wait(&ring);
       continue;
     }
-    if (slot->kind == 2) {
+    if (slot->kind == TRITONFFI_KIND_RELEASE) {
       triton_check(TRITONSERVER_InferenceRequestDelete(slot->object), "RequestDelete");
       released = 1;
     } else {
       if (slot->object != NULL) response = slot->object;
-      final = (slot->flags & RESPONSE_COMPLETE_FINAL) != 0;
+      final = (slot->flags & TRITONSERVER_RESPONSE_COMPLETE_FINAL) != 0;
     }
     ring_pop(&ring, slot);
   }
@@ -431,7 +410,7 @@ static void micro(void) {
   printf("    \"requestNewDelete\": %.1f,\n", per_call(new_delete, NULL));
   triton_check(TRITONSERVER_InferenceRequestNew(&req, server, "identity_int32", -1), "New");
   printf("    \"addInput\": %.1f,\n", per_call(add_remove_input, req));
-  triton_check(TRITONSERVER_InferenceRequestAddInput(req, "INPUT0", TYPE_INT32, shape, 2), "Add");
+  triton_check(TRITONSERVER_InferenceRequestAddInput(req, "INPUT0", TRITONSERVER_TYPE_INT32, shape, 2), "Add");
   printf("    \"appendInputData\": %.1f,\n", per_call(append_remove_data, req));
   triton_check(TRITONSERVER_InferenceRequestDelete(req), "Delete");
   TRITONSERVER_InferenceResponse* r = one_response("identity_int32", 0);
@@ -445,13 +424,13 @@ static void micro(void) {
     TRITONSERVER_InferenceRequest* batch[64];
     for (int i = 0; i < 64; i++) {
       triton_check(TRITONSERVER_InferenceRequestNew(&batch[i], server, "identity_int32", -1), "N");
-      add_input(batch[i], "INPUT0", TYPE_INT32, shape, 2, identity_input, 64);
+      add_input(batch[i], "INPUT0", TRITONSERVER_TYPE_INT32, shape, 2, identity_input, 64);
       workers[i].s = &s;
-      triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(batch[i], push_release,
+      triton_check(TRITONSERVER_InferenceRequestSetReleaseCallback(batch[i], tritonffi_request_release,
                                                                    &workers[i]),
                    "rel");
       triton_check(TRITONSERVER_InferenceRequestSetResponseCallback(
-                       batch[i], allocator, NULL, push_response, &workers[i]),
+                       batch[i], allocator, NULL, tritonffi_response_complete, &workers[i]),
                    "resp");
     }
     atomic_store(&s.active, 64);
@@ -519,7 +498,7 @@ int main(int argc, char** argv) {
   triton_check(TRITONSERVER_ServerOptionsNew(&opts), "ServerOptionsNew");
   triton_check(TRITONSERVER_ServerOptionsSetModelRepositoryPath(opts, argv[2]), "repository");
   triton_check(TRITONSERVER_ServerOptionsSetBackendDirectory(opts, argv[3]), "backends");
-  triton_check(TRITONSERVER_ServerOptionsSetModelControlMode(opts, MODEL_CONTROL_EXPLICIT), "m");
+  triton_check(TRITONSERVER_ServerOptionsSetModelControlMode(opts, TRITONSERVER_MODEL_CONTROL_EXPLICIT), "m");
   const char* models[] = {"identity_int32", "identity_fp32", "repeat_int32"};
   for (int i = 0; i < 3; i++) {
     triton_check(TRITONSERVER_ServerOptionsSetStartupModel(opts, models[i]), "startup model");
@@ -529,14 +508,18 @@ int main(int argc, char** argv) {
   triton_check(TRITONSERVER_ServerNew(&server, opts), "ServerNew");
   triton_check(TRITONSERVER_ServerOptionsDelete(opts), "ServerOptionsDelete");
   for (int i = 0; i < 3; i++) {
-    int ready = 0;
+    bool ready = false;
     triton_check(TRITONSERVER_ServerModelIsReady(server, models[i], -1, &ready), "IsReady");
     if (!ready) {
       fprintf(stderr, "native client: model %s is not ready\n", models[i]);
       return 3;
     }
   }
-  triton_check(TRITONSERVER_ResponseAllocatorNew(&allocator, alloc_fn, release_fn, NULL), "alloc");
+  tritonffi_configure((void*)TRITONSERVER_ErrorNew, (void*)TRITONSERVER_BufferAttributesSetMemoryType,
+                      (void*)TRITONSERVER_BufferAttributesSetMemoryTypeId);
+  triton_check(TRITONSERVER_ResponseAllocatorNew(&allocator, tritonffi_alloc, tritonffi_release,
+                                                 NULL),
+               "alloc");
 
   printf("{\n");
   if (strstr(sections, "micro")) micro();

@@ -1,70 +1,55 @@
-/* ring.h - the completion ring of the reference client: the same contract as the binding's native
- * ring (ffi/ring_layout.ts, ffi/thunks/x86_64.ts): a multi-producer single-consumer ring of
- * 32-byte slots with per-slot sequence numbers, a sleeping flag and an eventfd wake-up, and the
- * same poll before sleeping ($TRITONFFI_POLL_US, default 50 µs). */
+/* ring.h - the completion ring of the reference client: the binding's own ring (ffi/c/ring.h, the
+ * layout of ffi/ring_layout.ts), filled by the binding's own C producers (ffi/c/ring_producer.c,
+ * which Bun compiles too), woken through an eventfd, and drained here the way the binding's
+ * consumer drains it (ffi/native_ring.ts RingConsumer), with the same poll before sleeping
+ * ($TRITONFFI_POLL_US, default 50 µs). */
 #ifndef BENCH_RING_H
 #define BENCH_RING_H
 
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
-typedef struct {
-  uint32_t seq;
-  uint32_t kind; /* 1 = response complete, 2 = request release */
-  uint32_t flags;
-  uint32_t pad;
-  void* object;
-  void* userp;
-} ring_slot;
+#include "../../ffi/c/ring.h"
 
 typedef struct {
-  _Alignas(64) uint64_t tail;
-  _Alignas(64) uint32_t sleeping;
-  _Alignas(64) uint64_t head; /* consumer only */
+  void* memory; /* TRITONFFI_RING_BYTES(capacity), 64-byte aligned */
+  uint64_t head; /* the consumer's next position */
   uint64_t mask;
   int eventfd;
-  ring_slot* slots;
 } ring_t;
 
-static inline void ring_init(ring_t* r, uint32_t capacity) {
-  r->tail = 0;
-  r->sleeping = 0;
-  r->head = 0;
-  r->mask = capacity - 1;
-  r->eventfd = eventfd(0, EFD_CLOEXEC);
-  r->slots = aligned_alloc(64, sizeof(ring_slot) * capacity);
-  for (uint32_t i = 0; i < capacity; i++) r->slots[i].seq = i;
+static int ring_eventfd = -1;
+
+/* The producers' wake-up: one write to the eventfd. */
+static void ring_wake(void) {
+  uint64_t one = 1;
+  if (write(ring_eventfd, &one, 8) < 0) abort();
 }
 
-/* Producer: claim, fill, publish, wake the consumer if it sleeps. */
-static inline void ring_push(ring_t* r, uint32_t kind, void* object, uint32_t flags, void* userp) {
-  uint64_t pos = __atomic_fetch_add(&r->tail, 1, __ATOMIC_SEQ_CST);
-  ring_slot* s = &r->slots[pos & r->mask];
-  while (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != (uint32_t)pos) sched_yield();
-  s->object = object;
-  s->userp = userp;
-  s->flags = flags;
-  s->kind = kind;
-  __atomic_exchange_n(&s->seq, (uint32_t)pos + 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&r->sleeping, __ATOMIC_RELAXED) &&
-      __atomic_exchange_n(&r->sleeping, 0, __ATOMIC_SEQ_CST)) {
-    uint64_t one = 1;
-    if (write(r->eventfd, &one, 8) < 0) abort();
-  }
+/* A ring of `capacity` slots (a power of two) with the producers configured for it. */
+static inline void ring_init(ring_t* r, uint32_t capacity) {
+  size_t bytes = TRITONFFI_RING_BYTES(capacity);
+  r->memory = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+  r->head = 0;
+  r->mask = capacity - 1;
+  r->eventfd = ring_eventfd = eventfd(0, EFD_CLOEXEC);
+  *TRITONFFI_RING_TAIL_AT(r->memory) = 0;
+  *TRITONFFI_RING_SLEEPING_AT(r->memory) = 0;
+  for (uint32_t i = 0; i < capacity; i++) TRITONFFI_RING_SLOT_AT(r->memory, i)->seq = i;
+  tritonffi_ring_configure(r->memory, capacity, (void*)ring_wake);
 }
 
 /* Consumer: the next filled slot, or NULL. */
-static inline ring_slot* ring_peek(ring_t* r) {
-  ring_slot* s = &r->slots[r->head & r->mask];
+static inline tritonffi_slot* ring_peek(ring_t* r) {
+  tritonffi_slot* s = TRITONFFI_RING_SLOT_AT(r->memory, r->head & r->mask);
   return __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) == (uint32_t)(r->head + 1) ? s : NULL;
 }
 
 /* Consumer: frees the slot ring_peek returned. */
-static inline void ring_pop(ring_t* r, ring_slot* s) {
+static inline void ring_pop(ring_t* r, tritonffi_slot* s) {
   __atomic_store_n(&s->seq, (uint32_t)(r->head + r->mask + 1), __ATOMIC_RELEASE);
   r->head++;
 }
@@ -97,12 +82,13 @@ static inline void ring_wait(ring_t* r) {
       return;
     }
   }
-  __atomic_exchange_n(&r->sleeping, 1, __ATOMIC_SEQ_CST);
+  volatile uint32_t* sleeping = TRITONFFI_RING_SLEEPING_AT(r->memory);
+  __atomic_exchange_n(sleeping, 1, __ATOMIC_SEQ_CST);
   if (ring_peek(r) == NULL) {
     uint64_t value;
     if (read(r->eventfd, &value, 8) < 0) abort();
   }
-  __atomic_store_n(&r->sleeping, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(sleeping, 0, __ATOMIC_SEQ_CST);
 }
 
 #endif

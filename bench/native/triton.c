@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define DEFINE(name, ret, params) ret(*name) params;
+#define DEFINE(name) name##_fn* name;
 TRITON_FUNCTIONS(DEFINE)
 #undef DEFINE
 
@@ -15,7 +15,7 @@ void triton_load(const char* path) {
     fprintf(stderr, "native client: %s\n", dlerror());
     exit(2);
   }
-#define RESOLVE(name, ret, params)                                    \
+#define RESOLVE(name)                                                 \
   *(void**)&name = dlsym(lib, #name);                                 \
   if (name == NULL) {                                                 \
     fprintf(stderr, "native client: %s missing in %s\n", #name, path); \

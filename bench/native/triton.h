@@ -1,92 +1,54 @@
-/* triton.h - the part of Triton's in-process C API (tritonserver.h, API 1.34) the reference
- * client calls, declared here as function pointers resolved with dlsym from the library the
- * binding uses ($TRITONSERVER_LIB), so the client needs no Triton headers to build. */
+/* triton.h - the functions of Triton's in-process C API the reference client calls, as pointers
+ * resolved with dlsym from the library the binding uses ($TRITONSERVER_LIB). Their types, and the
+ * enums, come from tritonffi_c_api.h, which tools/c_api.mjs generates from ffi/symbols.ts and
+ * ffi/enums.ts (bench/run.mjs writes it into .build/c_api): the client compiles against the same
+ * table the binding loads, and needs no Triton headers. */
 #ifndef BENCH_TRITON_H
 #define BENCH_TRITON_H
 
-#include <stddef.h>
-#include <stdint.h>
+#define TRITONFFI_NO_PROTOTYPES /* the names below are pointers */
+#include "tritonffi_c_api.h"
 
-typedef struct TRITONSERVER_Error TRITONSERVER_Error;
-typedef struct TRITONSERVER_Server TRITONSERVER_Server;
-typedef struct TRITONSERVER_ServerOptions TRITONSERVER_ServerOptions;
-typedef struct TRITONSERVER_ResponseAllocator TRITONSERVER_ResponseAllocator;
-typedef struct TRITONSERVER_InferenceRequest TRITONSERVER_InferenceRequest;
-typedef struct TRITONSERVER_InferenceResponse TRITONSERVER_InferenceResponse;
+/* X(name) for every function used. */
+#define TRITON_FUNCTIONS(X) \
+  X(TRITONSERVER_ErrorMessage) \
+  X(TRITONSERVER_ErrorNew) \
+  X(TRITONSERVER_BufferAttributesSetMemoryType) \
+  X(TRITONSERVER_BufferAttributesSetMemoryTypeId) \
+  X(TRITONSERVER_ErrorDelete) \
+  X(TRITONSERVER_ServerOptionsNew) \
+  X(TRITONSERVER_ServerOptionsDelete) \
+  X(TRITONSERVER_ServerOptionsSetModelRepositoryPath) \
+  X(TRITONSERVER_ServerOptionsSetBackendDirectory) \
+  X(TRITONSERVER_ServerOptionsSetModelControlMode) \
+  X(TRITONSERVER_ServerOptionsSetStartupModel) \
+  X(TRITONSERVER_ServerOptionsSetLogInfo) \
+  X(TRITONSERVER_ServerOptionsSetLogWarn) \
+  X(TRITONSERVER_ServerNew) \
+  X(TRITONSERVER_ServerModelIsReady) \
+  X(TRITONSERVER_ServerStop) \
+  X(TRITONSERVER_ServerDelete) \
+  X(TRITONSERVER_ResponseAllocatorNew) \
+  X(TRITONSERVER_ResponseAllocatorDelete) \
+  X(TRITONSERVER_InferenceRequestNew) \
+  X(TRITONSERVER_InferenceRequestDelete) \
+  X(TRITONSERVER_InferenceRequestAddInput) \
+  X(TRITONSERVER_InferenceRequestRemoveInput) \
+  X(TRITONSERVER_InferenceRequestAppendInputData) \
+  X(TRITONSERVER_InferenceRequestRemoveAllInputData) \
+  X(TRITONSERVER_InferenceRequestSetReleaseCallback) \
+  X(TRITONSERVER_InferenceRequestSetResponseCallback) \
+  X(TRITONSERVER_ServerInferAsync) \
+  X(TRITONSERVER_InferenceResponseError) \
+  X(TRITONSERVER_InferenceResponseModel) \
+  X(TRITONSERVER_InferenceResponseId) \
+  X(TRITONSERVER_InferenceResponseParameterCount) \
+  X(TRITONSERVER_InferenceResponseParameter) \
+  X(TRITONSERVER_InferenceResponseOutputCount) \
+  X(TRITONSERVER_InferenceResponseOutput) \
+  X(TRITONSERVER_InferenceResponseDelete)
 
-enum { MEM_CPU = 0 };
-enum { TYPE_UINT32 = 4, TYPE_INT32 = 8, TYPE_FP32 = 11 };
-enum { MODEL_CONTROL_EXPLICIT = 2 };
-enum { RESPONSE_COMPLETE_FINAL = 1 };
-enum { PARAMETER_STRING = 0, PARAMETER_INT = 1, PARAMETER_BOOL = 2, PARAMETER_DOUBLE = 3 };
-
-typedef TRITONSERVER_Error* (*alloc_fn_t)(TRITONSERVER_ResponseAllocator*, const char*, size_t,
-                                          int, int64_t, void*, void**, void**, int*, int64_t*);
-typedef TRITONSERVER_Error* (*release_fn_t)(TRITONSERVER_ResponseAllocator*, void*, void*,
-                                            size_t, int, int64_t);
-typedef void (*response_fn_t)(TRITONSERVER_InferenceResponse*, uint32_t, void*);
-typedef void (*request_release_fn_t)(TRITONSERVER_InferenceRequest*, uint32_t, void*);
-
-/* X(name, return type, parameter list) for every function used. */
-#define TRITON_FUNCTIONS(X)                                                                      \
-  X(TRITONSERVER_ErrorMessage, const char*, (TRITONSERVER_Error*))                              \
-  X(TRITONSERVER_ErrorDelete, void, (TRITONSERVER_Error*))                                      \
-  X(TRITONSERVER_ServerOptionsNew, TRITONSERVER_Error*, (TRITONSERVER_ServerOptions**))         \
-  X(TRITONSERVER_ServerOptionsDelete, TRITONSERVER_Error*, (TRITONSERVER_ServerOptions*))       \
-  X(TRITONSERVER_ServerOptionsSetModelRepositoryPath, TRITONSERVER_Error*,                      \
-    (TRITONSERVER_ServerOptions*, const char*))                                                 \
-  X(TRITONSERVER_ServerOptionsSetBackendDirectory, TRITONSERVER_Error*,                         \
-    (TRITONSERVER_ServerOptions*, const char*))                                                 \
-  X(TRITONSERVER_ServerOptionsSetModelControlMode, TRITONSERVER_Error*,                         \
-    (TRITONSERVER_ServerOptions*, int))                                                         \
-  X(TRITONSERVER_ServerOptionsSetStartupModel, TRITONSERVER_Error*,                             \
-    (TRITONSERVER_ServerOptions*, const char*))                                                 \
-  X(TRITONSERVER_ServerOptionsSetLogInfo, TRITONSERVER_Error*, (TRITONSERVER_ServerOptions*, int)) \
-  X(TRITONSERVER_ServerOptionsSetLogWarn, TRITONSERVER_Error*, (TRITONSERVER_ServerOptions*, int)) \
-  X(TRITONSERVER_ServerNew, TRITONSERVER_Error*,                                                \
-    (TRITONSERVER_Server**, TRITONSERVER_ServerOptions*))                                       \
-  X(TRITONSERVER_ServerModelIsReady, TRITONSERVER_Error*,                                       \
-    (TRITONSERVER_Server*, const char*, int64_t, int*))                                         \
-  X(TRITONSERVER_ServerStop, TRITONSERVER_Error*, (TRITONSERVER_Server*))                       \
-  X(TRITONSERVER_ServerDelete, TRITONSERVER_Error*, (TRITONSERVER_Server*))                     \
-  X(TRITONSERVER_ResponseAllocatorNew, TRITONSERVER_Error*,                                     \
-    (TRITONSERVER_ResponseAllocator**, alloc_fn_t, release_fn_t, void*))                        \
-  X(TRITONSERVER_ResponseAllocatorDelete, TRITONSERVER_Error*, (TRITONSERVER_ResponseAllocator*)) \
-  X(TRITONSERVER_InferenceRequestNew, TRITONSERVER_Error*,                                      \
-    (TRITONSERVER_InferenceRequest**, TRITONSERVER_Server*, const char*, int64_t))              \
-  X(TRITONSERVER_InferenceRequestDelete, TRITONSERVER_Error*, (TRITONSERVER_InferenceRequest*)) \
-  X(TRITONSERVER_InferenceRequestAddInput, TRITONSERVER_Error*,                                 \
-    (TRITONSERVER_InferenceRequest*, const char*, int, const int64_t*, uint64_t))               \
-  X(TRITONSERVER_InferenceRequestRemoveInput, TRITONSERVER_Error*,                              \
-    (TRITONSERVER_InferenceRequest*, const char*))                                              \
-  X(TRITONSERVER_InferenceRequestAppendInputData, TRITONSERVER_Error*,                          \
-    (TRITONSERVER_InferenceRequest*, const char*, const void*, size_t, int, int64_t))           \
-  X(TRITONSERVER_InferenceRequestRemoveAllInputData, TRITONSERVER_Error*,                       \
-    (TRITONSERVER_InferenceRequest*, const char*))                                              \
-  X(TRITONSERVER_InferenceRequestSetReleaseCallback, TRITONSERVER_Error*,                       \
-    (TRITONSERVER_InferenceRequest*, request_release_fn_t, void*))                              \
-  X(TRITONSERVER_InferenceRequestSetResponseCallback, TRITONSERVER_Error*,                      \
-    (TRITONSERVER_InferenceRequest*, TRITONSERVER_ResponseAllocator*, void*, response_fn_t,     \
-     void*))                                                                                    \
-  X(TRITONSERVER_ServerInferAsync, TRITONSERVER_Error*,                                         \
-    (TRITONSERVER_Server*, TRITONSERVER_InferenceRequest*, void*))                              \
-  X(TRITONSERVER_InferenceResponseError, TRITONSERVER_Error*, (TRITONSERVER_InferenceResponse*)) \
-  X(TRITONSERVER_InferenceResponseModel, TRITONSERVER_Error*,                                   \
-    (TRITONSERVER_InferenceResponse*, const char**, int64_t*))                                  \
-  X(TRITONSERVER_InferenceResponseId, TRITONSERVER_Error*,                                      \
-    (TRITONSERVER_InferenceResponse*, const char**))                                            \
-  X(TRITONSERVER_InferenceResponseParameterCount, TRITONSERVER_Error*,                          \
-    (TRITONSERVER_InferenceResponse*, uint32_t*))                                               \
-  X(TRITONSERVER_InferenceResponseParameter, TRITONSERVER_Error*,                               \
-    (TRITONSERVER_InferenceResponse*, uint32_t, const char**, int*, const void**))              \
-  X(TRITONSERVER_InferenceResponseOutputCount, TRITONSERVER_Error*,                             \
-    (TRITONSERVER_InferenceResponse*, uint32_t*))                                               \
-  X(TRITONSERVER_InferenceResponseOutput, TRITONSERVER_Error*,                                  \
-    (TRITONSERVER_InferenceResponse*, uint32_t, const char**, int*, const int64_t**, uint64_t*, \
-     const void**, size_t*, int*, int64_t*, void**))                                            \
-  X(TRITONSERVER_InferenceResponseDelete, TRITONSERVER_Error*, (TRITONSERVER_InferenceResponse*))
-
-#define DECLARE(name, ret, params) extern ret(*name) params;
+#define DECLARE(name) extern name##_fn* name;
 TRITON_FUNCTIONS(DECLARE)
 #undef DECLARE
 

@@ -8,9 +8,10 @@
  *   consumer through its eventfd if it sleeps. A full ring makes the producer `sched_yield` until
  *   the consumer frees the slot: that is the backpressure, nothing is dropped.
  * - `alloc`, `release`, `query`, `bufferAttributes`: the response allocator's fast path for the
- *   CPU policy (policy `userp` 0: libc `malloc`/`free`, buffer_userp 1 = CPU id 0). Anything else
- *   (pinned or GPU memory, AUTO) jumps, arguments untouched, to the JS allocator's function of the
- *   same kind, which implements every policy (`allocator.ts`).
+ *   CPU policy (policy `userp` 0: libc `malloc`/`free`, buffer_userp 1 = CPU id 0; both values,
+ *   and that `place()` sends this policy to CPU memory, come from `allocator.ts`: see
+ *   {@link cpuFastPath}). Anything else (pinned or GPU memory, AUTO) jumps, arguments untouched,
+ *   to the JS allocator's function of the same kind, which implements every policy.
  *
  * Addresses (ring, libc, Triton, JS callbacks) and the eventfd are embedded as immediates: the code
  * is generated for the address it will run at and needs no relocation.
@@ -18,7 +19,8 @@
  *
  * @module
  */
-import { ErrorCode } from "../enums.ts";
+import { decodePolicy, encodeBufferUserp, encodePolicy, place, PolicyKind } from "../allocator.ts";
+import { ErrorCode, MemoryType } from "../enums.ts";
 import { RingLayout } from "../ring_layout.ts";
 import { Cond, R, X64 } from "./x86_64_encoder.ts";
 
@@ -67,6 +69,29 @@ const SYS_SCHED_YIELD = 24;
 /** The message of the error returned when malloc fails (stored after the code). */
 export const MALLOC_FAILED = "malloc of an output buffer failed";
 
+/**
+ * What the allocator's fast path tests and writes, from `allocator.ts`: the CPU policy's `userp`
+ * (0, so `test reg, reg` finds it) and the `buffer_userp` of a CPU buffer (an 8-bit immediate),
+ * after checking that `place()` puts every output of that policy in CPU memory, id 0.
+ * @throws {Error} when the allocator's rule or encodings no longer allow this fast path.
+ */
+export function cpuFastPath(): { policy: number; bufferUserp: number } {
+  const policy = encodePolicy(PolicyKind.CPU, 0, false);
+  const bufferUserp = encodeBufferUserp(MemoryType.CPU, 0);
+  for (const requested of Object.values(MemoryType)) {
+    for (const cuda of [false, true]) {
+      const p = place(decodePolicy(policy), requested, 3, cuda);
+      if (p.type !== MemoryType.CPU || p.id !== 0) {
+        throw new Error(`the CPU policy places an output in ${JSON.stringify(p)}: no fast path`);
+      }
+    }
+  }
+  if (policy !== 0 || MemoryType.CPU !== 0 || bufferUserp < 1 || bufferUserp > 127) {
+    throw new Error(`CPU policy ${policy} / buffer_userp ${bufferUserp}: not the fast path's`);
+  }
+  return { policy, bufferUserp };
+}
+
 /** Generates the six functions for `t`. */
 export function generateX8664(t: ThunkTargets): ThunkCode {
   if (t.capacity < 2 || (t.capacity & (t.capacity - 1)) !== 0 || t.capacity > 2 ** 30) {
@@ -75,6 +100,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   const a = new X64();
   const { rax, rcx, rdx, rbx, rsp, rsi, rdi, r8, r9, r10, r11 } = R;
   const L = RingLayout;
+  const cpu = cpuFastPath();
 
   // ---- void responseComplete(TRITONSERVER_InferenceResponse* rdi, uint32_t esi, void* rdx)
   a.label("responseComplete");
@@ -152,9 +178,9 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.load64(rcx, { base: rsp, disp: 16 }); //   mov rcx, [rsp+16]   buffer
   a.mov({ base: rcx, disp: 0 }, rax, true); // mov [rcx], rax      *buffer = p
   a.load64(rcx, { base: rsp, disp: 24 }); //   mov rcx, [rsp+24]   buffer_userp
-  a.storeImm({ base: rcx, disp: 0 }, 1, true); // mov qword [rcx], 1  CPU + 1, id 0
+  a.storeImm({ base: rcx, disp: 0 }, cpu.bufferUserp, true); // mov qword [rcx], 1  CPU, id 0
   a.load64(rcx, { base: rsp, disp: 32 }); //   mov rcx, [rsp+32]   actual_type
-  a.storeImm({ base: rcx, disp: 0 }, 0, false); // mov dword [rcx], 0  CPU
+  a.storeImm({ base: rcx, disp: 0 }, MemoryType.CPU, false); // mov dword [rcx], 0  CPU
   a.load64(rcx, { base: rsp, disp: 40 }); //   mov rcx, [rsp+40]   actual_type_id
   a.storeImm({ base: rcx, disp: 0 }, 0, true); // mov qword [rcx], 0
   a.xor32(rax, rax); //                        xor eax, eax        no error
@@ -173,7 +199,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   //        size_t byte_size rcx, memory_type r8d, int64_t memory_type_id r9)
   a.label("release");
   a.endbr64();
-  a.cmpImm8(rdx, 1, true); //                  cmp rdx, 1          a malloc'd CPU buffer?
+  a.cmpImm8(rdx, cpu.bufferUserp, true); //    cmp rdx, 1          a malloc'd CPU buffer?
   a.jcc(Cond.e, "release.cpu"); //             je release.cpu
   a.movImm64(rax, t.jsRelease); //             movabs rax, jsRelease
   a.jmpReg(rax); //                            jmp rax
@@ -195,7 +221,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.movImm64(rax, t.jsQuery); //               movabs rax, jsQuery
   a.jmpReg(rax); //                            jmp rax
   a.label("query.cpu");
-  a.storeImm({ base: r8, disp: 0 }, 0, false); // mov dword [r8], 0   CPU
+  a.storeImm({ base: r8, disp: 0 }, MemoryType.CPU, false); // mov dword [r8], 0   CPU
   a.storeImm({ base: r9, disp: 0 }, 0, true); //  mov qword [r9], 0   id 0
   a.xor32(rax, rax); //                        xor eax, eax
   a.ret(); //                                  ret
@@ -204,7 +230,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   //        userp rcx, buffer_userp r8)
   a.label("bufferAttributes");
   a.endbr64();
-  a.cmpImm8(r8, 1, true); //                   cmp r8, 1           CPU id 0?
+  a.cmpImm8(r8, cpu.bufferUserp, true); //     cmp r8, 1           CPU id 0?
   a.jcc(Cond.e, "attributes.cpu"); //          je attributes.cpu
   a.movImm64(rax, t.jsBufferAttributes); //    movabs rax, jsBufferAttributes
   a.jmpReg(rax); //                            jmp rax

@@ -1,4 +1,6 @@
-/* allocator.c - TRITONSERVER_ResponseAllocator. */
+/* allocator.c - TRITONSERVER_ResponseAllocator. Real core
+ * (ResponseAllocator): a holder of the caller's functions, which the core
+ * calls from the threads that allocate and release output buffers. */
 #include "fake_core.h"
 
 #include <stdlib.h>

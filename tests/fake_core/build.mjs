@@ -1,5 +1,6 @@
 // Builds the fake Triton core used by the tests:
-//   cc -std=c11 -O2 -g -fPIC -shared -pthread \
+//   node tools/c_api.mjs   (the C API declarations, from ffi/symbols.ts, into .build/c_api)
+//   cc -std=c11 -O2 -g -fPIC -shared -pthread -I .build/c_api \
 //      -o .build/fake_core/libtritonserver.so tests/fake_core/*.c
 //
 // Plain Node ESM (only node: built-ins), so it also runs under Deno
@@ -13,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { writeCHeader } from "../../tools/c_api.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -20,9 +22,23 @@ const outDir = join(root, ".build", "fake_core");
 const outLib = join(outDir, "libtritonserver.so");
 const force = process.argv.includes("--force");
 
+// The declarations every definition of the fake core is compiled against; fails (listing each
+// break) when ffi/symbols.ts breaks its mapping conventions.
+let header;
+try {
+  header = writeCHeader();
+} catch (e) {
+  console.error(`fake core: ${e.message}`);
+  process.exit(1);
+}
+
 const entries = readdirSync(here).sort();
 const sources = entries.filter((f) => f.endsWith(".c"));
-const inputs = entries.filter((f) => f.endsWith(".c") || f.endsWith(".h"));
+const inputs = [
+  ...entries.filter((f) => f.endsWith(".c") || f.endsWith(".h")).map((f) => join(here, f)),
+  header,
+  fileURLToPath(import.meta.url), // the flags below
+];
 if (sources.length === 0) {
   console.error(`fake core: no C sources found in ${here}`);
   process.exit(1);
@@ -31,7 +47,7 @@ if (sources.length === 0) {
 function upToDate() {
   if (!existsSync(outLib)) return false;
   const built = statSync(outLib).mtimeMs;
-  return inputs.every((f) => statSync(join(here, f)).mtimeMs <= built);
+  return inputs.every((f) => statSync(f).mtimeMs <= built);
 }
 
 if (!force && upToDate()) {
@@ -51,9 +67,16 @@ const args = [
   "-pthread",
   "-Wall",
   "-Wextra",
+  "-Wmissing-prototypes",
+  "-Werror=missing-prototypes", // a definition the generated declarations do not list
+  "-Werror=implicit-function-declaration",
+  "-Wl,--no-undefined", // every function of the table is defined (types.c)
+  "-I",
+  relative(root, dirname(header)),
   "-o",
   relative(root, outLib),
   ...sources.map((f) => relative(root, join(here, f))),
+  "-ldl", // dlsym (gpu.c); part of libc since glibc 2.34
 ];
 console.log(`fake core: ${cc} ${args.join(" ")}`);
 const res = spawnSync(cc, args, { cwd: root, stdio: "inherit" });

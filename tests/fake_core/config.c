@@ -1,4 +1,7 @@
-/* config.c - model configuration: tree -> struct, defaults, JSON output. */
+/* config.c - model configuration: tree -> struct, defaults, JSON output.
+ * Real core: the defaults are those NormalizeModelConfig (through
+ * GetNormalizedModelConfig) fills in, and the JSON is ModelConfigToJson's
+ * (config version 1), for the fields the tests' models use. */
 #include "fake_core.h"
 
 #include <errno.h>
@@ -487,6 +490,11 @@ fc_config_free(fc_config* c)
   free(c);
 }
 
+/* Real core (NormalizeModelConfig, AutoCompleteBackendFields): the model's
+ * name where the config has none; empty platform, backend and runtime;
+ * model.py as the python backend's default file; at least one instance
+ * group, each named <model>_<index>, AUTO resolved to CPU (as on a CPU-only
+ * server), a count of at least 1; empty label file names. */
 void
 fc_config_normalize(fc_config* c, const char* model_name)
 {

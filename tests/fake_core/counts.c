@@ -1,4 +1,5 @@
-/* counts.c - live object accounting for leak checks (FAKECORE_LiveCount). */
+/* counts.c - live object accounting for leak checks (FAKECORE_LiveCount). (The fake core's own:
+ * nothing here imitates the real core.) */
 #include "fake_core.h"
 
 #include <string.h>

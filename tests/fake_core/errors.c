@@ -1,4 +1,5 @@
-/* errors.c - TRITONSERVER_Error objects. */
+/* errors.c - TRITONSERVER_Error objects. Real core (TritonServerError): a
+ * code and a copied message; TRITONSERVER_ErrorNew copies msg. */
 #include "fake_core.h"
 
 #include <stdio.h>

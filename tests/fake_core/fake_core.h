@@ -1,7 +1,9 @@
 /*
  * fake_core.h - private declarations shared by the fake core's sources.
  * Everything declared between the visibility pragmas stays out of the
- * library's dynamic symbol table; only fc_api.h symbols are exported.
+ * library's dynamic symbol table; only the C API's functions (declared in
+ * tritonffi_c_api.h, which tools/c_api.mjs generates from ffi/symbols.ts)
+ * and the FC_EXPORT test extras are exported.
  */
 #ifndef FAKE_CORE_H
 #define FAKE_CORE_H
@@ -15,7 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fc_api.h"
+#include "tritonffi_c_api.h"
+
+#define FC_EXPORT __attribute__((visibility("default")))
+#define FC_API_MAJOR TRITONFFI_API_VERSION_MAJOR
+#define FC_API_MINOR TRITONFFI_API_VERSION_MINOR
+
+/* Test-only extras: live object counts (counts.c) and probes (probe.c). */
+FC_EXPORT int64_t FAKECORE_LiveCount(const char* kind);
+FC_EXPORT const void* FAKECORE_LastInputBase(void);
+FC_EXPORT const void* FAKECORE_LastOutputBuffer(void);
+FC_EXPORT int FAKECORE_MisuseCount(void);
 
 #pragma GCC visibility push(hidden)
 
@@ -614,7 +626,7 @@ void fc_sched_stop_accepting(fc_model* m);
 bool fc_sched_wait_idle(fc_model* m, uint64_t deadline_ns);
 void fc_sched_join(fc_model* m);
 void fc_sched_inflight_dec(fc_model* m);
-/* Start a stream thread owned by the model (repeat / square); it counts
+/* Start a stream thread owned by the model (repeat); it counts
  * as in-flight work until fn returns. */
 void fc_sched_spawn_stream(fc_model* m, void (*fn)(void*), void* arg);
 /* Sleep up to ms; returns early when 'f' is cancelled or at teardown.
@@ -642,24 +654,14 @@ typedef struct {
   size_t cap;
 } fc_bufs;
 
-typedef struct {
-  char* policy;
-  fc_bufs bufs;
-} fc_policy_data;
-
 typedef struct fc_input {
   char* name;          /* the name the caller used */
-  char* exec_name;     /* raw inputs: the model input it was mapped to */
-  uint32_t raw_len;    /* raw BYTES inputs: the prepended length word */
   TRITONSERVER_DataType dtype;
   int64_t* shape;      /* as given by the caller */
   size_t ndims;
   int64_t* exec_shape; /* normalized (reshape applied, batch dim kept) */
   size_t nexec;
   fc_bufs data;
-  fc_policy_data* policies;
-  size_t npolicies;
-  bool raw;
   struct fc_input* next;
 } fc_input;
 
@@ -725,10 +727,7 @@ struct TRITONSERVER_InferenceRequest {
 char* fc_request_log_prefix(const TRITONSERVER_InferenceRequest* r);
 fc_input* fc_request_find_input(
     const TRITONSERVER_InferenceRequest* r, const char* name);
-const char* fc_input_name(const fc_input* in); /* name seen by the model */
 /* Input by the name the model sees (NULL if absent). */
-const fc_input* fc_request_exec_input(
-    const TRITONSERVER_InferenceRequest* r, const char* name);
 
 size_t fc_input_total_bytes(const fc_input* in);
 /* Copy an input's buffers into host memory dst (total bytes); GPU buffers

@@ -1,5 +1,9 @@
 /* infer.c - TRITONSERVER_ServerInferAsync, response factories and request
- * release. */
+ * release. Real core (InferenceServer::InferAsync,
+ * InferenceRequest::PrepareForInference, InferenceRequest::Release): a
+ * request is normalized and queued on the caller's thread; its responses
+ * come from a factory made for each inference; it goes back to its owner
+ * through the release callback, after its statistics are recorded. */
 #include "fake_core.h"
 
 #include <stdlib.h>

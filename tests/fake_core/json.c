@@ -1,5 +1,6 @@
 /* json.c - JSON string escaping for the writers, and a small JSON reader
- * producing the same tree as the pbtxt reader (used for config overrides).
+ * producing the same tree as the pbtxt reader (used for config overrides,
+ * which the real core reads with protobuf's JSON parser).
  */
 #include "fake_core.h"
 

@@ -1,7 +1,10 @@
 /* load_files.c - models loaded from files given as load parameters
  * ("file:<relative path>" BYTES parameters with a "config" STRING): the
  * files go into a fresh temporary model directory that lives as long as
- * the model records loaded from it. */
+ * the model records loaded from it. Real core
+ * (ModelRepositoryManager::ModelDirectoryOverride): the same temporary
+ * directory, removed with the last model loaded from it, and the same
+ * checks of the parameters (named where they are made). */
 #include "fake_core.h"
 
 #include <errno.h>

@@ -1,4 +1,8 @@
-/* log.c - the process-wide logger (the real core's logging is global too). */
+/* log.c - the process-wide logger (the real core's logging is global too).
+ * Real core (triton::common::Logger): one line per message with the level
+ * letter, date and time, an id, file:line and the message, quoted and
+ * escaped unless TRITON_SERVER_ESCAPE_LOG_MESSAGES=0, in the default or
+ * ISO8601 format, to stderr or the log file. */
 #include "fake_core.h"
 
 #include <errno.h>

@@ -1,4 +1,6 @@
-/* message.c - TRITONSERVER_Message: a serialized JSON document. */
+/* message.c - TRITONSERVER_Message: a serialized JSON document. Real core
+ * (TritonServerMessage): the serialized text is made once and
+ * TRITONSERVER_MessageSerializeToJson returns it, owned by the message. */
 #include "fake_core.h"
 
 #include <stdlib.h>
@@ -13,20 +15,6 @@ fc_message_take(char* json)
   fc_count_inc(FC_K_MESSAGE);
   return m;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_MessageNewFromSerializedJson(
-    TRITONSERVER_Message** message, const char* base, size_t byte_size)
-{
-  /* Like the real core, the text is stored as given (not validated). */
-  TRITONSERVER_Message* m = fc_xcalloc(1, sizeof(*m));
-  m->json = fc_strndup(base ? base : "", base ? byte_size : 0);
-  m->size = base ? byte_size : 0;
-  fc_count_inc(FC_K_MESSAGE);
-  *message = m;
-  return NULL;
-}
-
 TRITONSERVER_Error*
 TRITONSERVER_MessageDelete(TRITONSERVER_Message* message)
 {

@@ -94,18 +94,6 @@ TRITONSERVER_MetricFamilyDelete(TRITONSERVER_MetricFamily* family)
   fc_count_dec(FC_K_METRIC_FAMILY);
   return NULL;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_GetMetricFamilyKind(
-    TRITONSERVER_MetricFamily* family, TRITONSERVER_MetricKind* kind)
-{
-  if (family == NULL || kind == NULL) {
-    return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "invalid argument");
-  }
-  *kind = family->kind;
-  return NULL;
-}
-
 /* ---- args ---- */
 TRITONSERVER_Error*
 TRITONSERVER_MetricArgsNew(TRITONSERVER_MetricArgs** args)
@@ -339,15 +327,5 @@ TRITONSERVER_MetricObserve(TRITONSERVER_Metric* metric, double value)
     return not_supported(metric->kind, "Observe");
   }
   fc_pmetric_observe(metric->metric, value);
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_GetMetricKind(TRITONSERVER_Metric* metric, TRITONSERVER_MetricKind* kind)
-{
-  if (metric == NULL || kind == NULL) {
-    return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "invalid argument");
-  }
-  *kind = metric->kind;
   return NULL;
 }

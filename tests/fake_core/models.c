@@ -1,5 +1,7 @@
-/* models.c - the built-in "backends" identity, repeat and square, each
- * imitating the real backend, and the executor dispatch. */
+/* models.c - the built-in "backends" identity and repeat, each imitating the real backend, and
+ * the executor dispatch. Real backends: identity (each OUTPUTn a copy of INPUTn, its config
+ * checks, the execute_delay_ms parameter) and repeat (decoupled: one response per element of
+ * IN, DELAY ms apart, then FINAL alone; its config checks), named at each behaviour. */
 #include "fake_core.h"
 
 #include <stdlib.h>
@@ -121,7 +123,7 @@ identity_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
   for (size_t i = 0; i < req->exec_outputs.n && !err; ++i) {
     const char* out_name = req->exec_outputs.items[i];
     char* in_name = fc_fmt("INPUT%s", out_name + 6);
-    const fc_input* in = fc_request_exec_input(req, in_name);
+    const fc_input* in = fc_request_find_input(req, in_name);
     if (in != NULL) {
       void* buf = NULL;
       size_t bytes = fc_input_total_bytes(in);
@@ -284,9 +286,9 @@ static void
 repeat_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
 {
   fc_factory* f = req->factory;
-  const fc_input* in = fc_request_exec_input(req, "IN");
-  const fc_input* delay = fc_request_exec_input(req, "DELAY");
-  const fc_input* wait = fc_request_exec_input(req, "WAIT");
+  const fc_input* in = fc_request_find_input(req, "IN");
+  const fc_input* delay = fc_request_find_input(req, "DELAY");
+  const fc_input* wait = fc_request_find_input(req, "WAIT");
   TRITONSERVER_Error* err = NULL;
   uint32_t wait_ms = 0;
 
@@ -337,112 +339,8 @@ repeat_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
 }
 
 /* ================================================================== */
-/* square: IN = [N] -> N responses with OUT = N, then FINAL alone        */
-/* ================================================================== */
-static TRITONSERVER_Error*
-square_validate(const fc_config* c)
-{
-  if (c->ninputs != 1 || c->noutputs != 1 ||
-      c->inputs[0].dtype != TRITONSERVER_TYPE_INT32 ||
-      c->outputs[0].dtype != TRITONSERVER_TYPE_INT32) {
-    return bad_config(
-        "square backend expects one INT32 input IN and one INT32 output OUT");
-  }
-  return NULL;
-}
-
-typedef struct {
-  fc_model* model;
-  fc_factory* factory;
-  int32_t n;
-  uint32_t dims_count;
-  uint64_t infer_delay_ns, output_delay_ns, cancel_delay_ns;
-  uint64_t fail_count, empty_count;
-} square_stream;
-
-static void
-square_stream_main(void* p)
-{
-  square_stream* st = p;
-  fc_model* m = st->model;
-  fc_factory* f = st->factory;
-  size_t count = st->n > 0 ? (size_t)st->n : 0;
-  int64_t shape[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-  size_t nd = st->dims_count < 8 ? st->dims_count : 8;
-  bool ended = false;
-  for (size_t e = 0; e < count; ++e) {
-    if (fc_sched_stream_stop(m, f) ||
-        fc_sched_sleep(m, f, st->infer_delay_ns / 1000000ull)) {
-      fc_sched_sleep(m, NULL, st->cancel_delay_ns / 1000000ull);
-      fc_respond_error(f, cancelled_error());
-      ended = true;
-      break;
-    }
-    bool empty = e + st->empty_count >= count;
-    bool fail = !empty && e + st->fail_count + st->empty_count >= count;
-    if (empty) {
-      continue;
-    }
-    TRITONSERVER_InferenceResponse* resp = fc_response_new(f);
-    void* buf = NULL;
-    TRITONSERVER_Error* err = fc_response_output(
-        resp, "OUT", TRITONSERVER_TYPE_INT32, shape, nd, sizeof(int32_t), &buf);
-    if (err != NULL) {
-      stream_fail(f, resp, err);
-      ended = true;
-      break;
-    }
-    memcpy(buf, &st->n, sizeof(int32_t));
-    fc_sched_sleep(m, NULL, st->output_delay_ns / 1000000ull);
-    fc_response_send(
-        resp, 0,
-        fail ? fc_err(TRITONSERVER_ERROR_UNKNOWN, "simulated failure") : NULL);
-  }
-  if (!ended) {
-    fc_factory_send_flags(f, TRITONSERVER_RESPONSE_COMPLETE_FINAL);
-  }
-  fc_factory_unref(f);
-  free(st);
-}
-
-static void
-square_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
-{
-  fc_factory* f = req->factory;
-  const fc_input* in = fc_request_exec_input(req, "IN");
-  TRITONSERVER_Error* err = NULL;
-  int32_t* values = NULL;
-  if (fc_input_total_bytes(in) < sizeof(int32_t)) {
-    err = fc_err(TRITONSERVER_ERROR_INVALID_ARG, "unexpected size for IN input");
-  } else if (in->nexec == 2 && in->exec_shape[0] != 1) {
-    err = fc_err(TRITONSERVER_ERROR_INVALID_ARG, "unexpected shape for IN input");
-  } else {
-    values = fc_xmalloc(fc_input_total_bytes(in));
-    err = fc_input_gather(in, values);
-  }
-  if (err != NULL) {
-    fc_respond_error(f, err);
-  } else {
-    square_stream* st = fc_xcalloc(1, sizeof(*st));
-    st->n = values[0];
-    st->model = m;
-    st->factory = fc_factory_ref(f);
-    st->dims_count = (uint32_t)in->nexec;
-    st->infer_delay_ns = param_u64(m->cfg, "CUSTOM_INFER_DELAY_NS");
-    st->output_delay_ns = param_u64(m->cfg, "CUSTOM_OUTPUT_DELAY_NS");
-    st->cancel_delay_ns = param_u64(m->cfg, "CUSTOM_CANCEL_DELAY_NS");
-    st->fail_count = param_u64(m->cfg, "CUSTOM_FAIL_COUNT");
-    st->empty_count = param_u64(m->cfg, "CUSTOM_EMPTY_COUNT");
-    fc_sched_spawn_stream(m, square_stream_main, st);
-  }
-  free(values);
-  fc_request_release(req, true); /* right away, as the square backend does */
-}
-
-/* ================================================================== */
 static const fc_executor k_identity = {"identity", identity_validate, identity_execute};
 static const fc_executor k_repeat = {"repeat", repeat_validate, repeat_execute};
-static const fc_executor k_square = {"square", square_validate, square_execute};
 
 const fc_executor*
 fc_executor_for(const fc_config* cfg, TRITONSERVER_Error** err)
@@ -453,8 +351,6 @@ fc_executor_for(const fc_config* cfg, TRITONSERVER_Error** err)
     ex = &k_identity;
   } else if (strcmp(backend, "repeat") == 0) {
     ex = &k_repeat;
-  } else if (strcmp(backend, "square") == 0) {
-    ex = &k_square;
   } else if (strcmp(backend, "python") == 0) {
     ex = fc_python_executor(cfg->name);
   } else {

@@ -4,7 +4,9 @@
  *   sleep_stream  decoupled: COUNT responses, DELAY_MS apart, then FINAL
  *   any other     a model.py the fake cannot run: one response without
  *                 outputs per request
- * Like the python backend, only requested outputs are returned. */
+ * Each imitates the model.py of the same name in tests/models run by the
+ * real python backend (its outputs, errors and decoupled responses); like
+ * the python backend, only requested outputs are returned. */
 #include "fake_core.h"
 
 #include <stdlib.h>
@@ -74,8 +76,8 @@ add_sub_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
   FC_UNUSED(m);
   TRITONSERVER_InferenceResponse* resp = fc_response_new(req->factory);
   TRITONSERVER_Error* err = NULL;
-  const fc_input* a = fc_request_exec_input(req, "INPUT0");
-  const fc_input* b = fc_request_exec_input(req, "INPUT1");
+  const fc_input* a = fc_request_find_input(req, "INPUT0");
+  const fc_input* b = fc_request_find_input(req, "INPUT1");
   size_t bytes_a = fc_input_total_bytes(a), bytes_b = fc_input_total_bytes(b);
   if (bytes_a != bytes_b) {
     err = fc_err(
@@ -212,8 +214,8 @@ sleep_stream_main(void* p)
 static void
 sleep_stream_execute(fc_model* m, TRITONSERVER_InferenceRequest* req)
 {
-  const fc_input* count = fc_request_exec_input(req, "COUNT");
-  const fc_input* delay = fc_request_exec_input(req, "DELAY_MS");
+  const fc_input* count = fc_request_find_input(req, "COUNT");
+  const fc_input* delay = fc_request_find_input(req, "DELAY_MS");
   sleep_stream_state* st = fc_xcalloc(1, sizeof(*st));
   TRITONSERVER_Error* err = fc_input_gather(count, &st->count);
   if (err == NULL) {

@@ -1,6 +1,9 @@
 /* options.c - TRITONSERVER_ServerOptions: every setter stores its value.
  * Log settings also take effect immediately and process-wide, as in the
- * real core. */
+ * real core. Real core (TritonServerOptions and the setters of the C API):
+ * the defaults the options start with and the setters' own checks, named
+ * where they are made; the settings the fake has no use for are accepted
+ * and kept. */
 #include "fake_core.h"
 
 #include <stdlib.h>
@@ -220,22 +223,6 @@ TRITONSERVER_ServerOptionsSetCacheConfig(
   add_setting(o, "cache", cache_name, config_json, "");
   return NULL;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_ServerOptionsSetResponseCacheByteSize(
-    TRITONSERVER_ServerOptions* o, uint64_t size)
-{
-  OPT_CHECK(o);
-  if (size == 0) {
-    return NULL; /* zero keeps the cache disabled, as in the real core */
-  }
-  char* json = fc_fmt("{\"size\": %llu}", (unsigned long long)size);
-  TRITONSERVER_Error* err =
-      TRITONSERVER_ServerOptionsSetCacheConfig(o, "local", json);
-  free(json);
-  return err;
-}
-
 TRITONSERVER_Error*
 TRITONSERVER_ServerOptionsSetCacheDirectory(
     TRITONSERVER_ServerOptions* o, const char* cache_dir)

@@ -1,4 +1,6 @@
-/* parameter.c - TRITONSERVER_Parameter and internal parameter lists. */
+/* parameter.c - TRITONSERVER_Parameter and internal parameter lists. Real
+ * core (InferenceParameter): STRING values are copied, BYTES values are
+ * referenced, not copied. */
 #include "fake_core.h"
 
 #include <stdlib.h>

@@ -4,6 +4,8 @@
  * repeated fields (written several times or as "[a, b]") become several
  * sibling nodes with the same name. Nested messages may use {} or <>.
  * Comments (#) and unknown fields are kept/ignored by the consumer.
+ * The real core reads config.pbtxt with protobuf's text format parser; this
+ * reads the subset the model configurations of the tests use.
  */
 #include "fake_core.h"
 

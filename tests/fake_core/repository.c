@@ -1,5 +1,10 @@
 /* repository.c - model repository scanning, model records, version
- * selection, loading, unloading and lookups. */
+ * selection, loading, unloading and lookups. Real core
+ * (ModelRepositoryManager, ModelLifeCycle): a model is a directory of a
+ * registered repository (or of a name mapping); its versions are its
+ * numeric subdirectories chosen by the version policy; a load makes new
+ * records and commits them all or none; each step's checks and their
+ * wording are named where they are made. */
 #include "fake_core.h"
 
 #include <dirent.h>

@@ -1,4 +1,9 @@
-/* request.c - TRITONSERVER_InferenceRequest construction and accessors. */
+/* request.c - TRITONSERVER_InferenceRequest construction and accessors.
+ * Real core (InferenceRequest): inputs, requested outputs, parameters and
+ * callbacks are recorded as given; their checks against the model wait for
+ * ServerInferAsync (validate.c), but for the duplicates and unknown names
+ * InferenceRequest::AddOriginalInput and its kin refuse at once, with the
+ * errors' "[request id: <id>] " prefix. */
 #include "fake_core.h"
 
 #include <stdlib.h>
@@ -61,23 +66,6 @@ fc_request_find_input(const TRITONSERVER_InferenceRequest* r, const char* name)
   return NULL;
 }
 
-const char*
-fc_input_name(const fc_input* in)
-{
-  return in->exec_name ? in->exec_name : in->name;
-}
-
-const fc_input*
-fc_request_exec_input(const TRITONSERVER_InferenceRequest* r, const char* name)
-{
-  for (const fc_input* in = r->inputs; in; in = in->next) {
-    if (strcmp(fc_input_name(in), name) == 0) {
-      return in;
-    }
-  }
-  return NULL;
-}
-
 size_t
 fc_input_total_bytes(const fc_input* in)
 {
@@ -131,13 +119,6 @@ input_clear_data(fc_input* in)
 {
   free(in->data.items);
   memset(&in->data, 0, sizeof(in->data));
-  for (size_t i = 0; i < in->npolicies; ++i) {
-    free(in->policies[i].policy);
-    free(in->policies[i].bufs.items);
-  }
-  free(in->policies);
-  in->policies = NULL;
-  in->npolicies = 0;
 }
 
 static void
@@ -145,7 +126,6 @@ input_free(fc_input* in)
 {
   input_clear_data(in);
   free(in->name);
-  free(in->exec_name);
   free(in->shape);
   free(in->exec_shape);
   free(in);
@@ -227,15 +207,6 @@ TRITONSERVER_InferenceRequestDelete(TRITONSERVER_InferenceRequest* r)
   return NULL;
 }
 
-/* ---- simple properties ---- */
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestId(TRITONSERVER_InferenceRequest* r, const char** id)
-{
-  REQ_CHECK(r);
-  *id = r->id;
-  return NULL;
-}
-
 TRITONSERVER_Error*
 TRITONSERVER_InferenceRequestSetId(TRITONSERVER_InferenceRequest* r, const char* id)
 {
@@ -246,46 +217,10 @@ TRITONSERVER_InferenceRequestSetId(TRITONSERVER_InferenceRequest* r, const char*
 }
 
 TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestFlags(TRITONSERVER_InferenceRequest* r, uint32_t* flags)
-{
-  REQ_CHECK(r);
-  *flags = r->flags;
-  return NULL;
-}
-
-TRITONSERVER_Error*
 TRITONSERVER_InferenceRequestSetFlags(TRITONSERVER_InferenceRequest* r, uint32_t flags)
 {
   REQ_CHECK(r);
   r->flags = flags;
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestCorrelationId(
-    TRITONSERVER_InferenceRequest* r, uint64_t* correlation_id)
-{
-  REQ_CHECK(r);
-  if (r->corr_is_string) {
-    return fc_err(
-        TRITONSERVER_ERROR_INVALID_ARG,
-        "given request's correlation id is not an unsigned int");
-  }
-  *correlation_id = r->corr_u64;
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestCorrelationIdString(
-    TRITONSERVER_InferenceRequest* r, const char** correlation_id)
-{
-  REQ_CHECK(r);
-  if (!r->corr_is_string) {
-    return fc_err(
-        TRITONSERVER_ERROR_INVALID_ARG,
-        "given request's correlation id is not a string");
-  }
-  *correlation_id = r->corr_str;
   return NULL;
 }
 
@@ -340,46 +275,6 @@ TRITONSERVER_InferenceRequestCancel(TRITONSERVER_InferenceRequest* r)
 }
 
 TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestIsCancelled(
-    TRITONSERVER_InferenceRequest* r, bool* is_cancelled)
-{
-  REQ_CHECK(r);
-  if (r->factory == NULL) {
-    return fc_err(
-        TRITONSERVER_ERROR_INTERNAL,
-        "It is not possible to query cancellation status before calling "
-        "TRITONSERVER_InferAsync.");
-  }
-  *is_cancelled = atomic_load(&r->factory->cancelled);
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestPriorityUInt64(
-    TRITONSERVER_InferenceRequest* r, uint64_t* priority)
-{
-  REQ_CHECK(r);
-  *priority = r->priority;
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestPriority(
-    TRITONSERVER_InferenceRequest* r, uint32_t* priority)
-{
-  REQ_CHECK(r);
-  if (r->priority > UINT32_MAX) {
-    return fc_err(
-        TRITONSERVER_ERROR_INVALID_ARG,
-        "request priority overflows uint32_t, use "
-        "TRITONSERVER_InferenceRequestPriorityUInt64, priority=%llu",
-        (unsigned long long)r->priority);
-  }
-  *priority = (uint32_t)r->priority;
-  return NULL;
-}
-
-TRITONSERVER_Error*
 TRITONSERVER_InferenceRequestSetPriorityUInt64(
     TRITONSERVER_InferenceRequest* r, uint64_t priority)
 {
@@ -400,15 +295,6 @@ TRITONSERVER_InferenceRequestSetPriority(
     TRITONSERVER_InferenceRequest* r, uint32_t priority)
 {
   return TRITONSERVER_InferenceRequestSetPriorityUInt64(r, priority);
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestTimeoutMicroseconds(
-    TRITONSERVER_InferenceRequest* r, uint64_t* timeout_us)
-{
-  REQ_CHECK(r);
-  *timeout_us = r->timeout_us;
-  return NULL;
 }
 
 TRITONSERVER_Error*
@@ -445,24 +331,6 @@ TRITONSERVER_InferenceRequestAddInput(
 }
 
 TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestAddRawInput(
-    TRITONSERVER_InferenceRequest* r, const char* name)
-{
-  REQ_CHECK(r);
-  if (name == NULL) {
-    return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "invalid input arguments");
-  }
-  if (r->inputs != NULL) {
-    return req_err(r, "raw input", name, "can't be added to request with other inputs");
-  }
-  fc_input* in = input_new(r, name);
-  in->raw = true;
-  in->dtype = TRITONSERVER_TYPE_INVALID;
-  in->shape = fc_xcalloc(1, sizeof(int64_t));
-  return NULL;
-}
-
-TRITONSERVER_Error*
 TRITONSERVER_InferenceRequestRemoveInput(
     TRITONSERVER_InferenceRequest* r, const char* name)
 {
@@ -478,20 +346,8 @@ TRITONSERVER_InferenceRequestRemoveInput(
   return req_err(r, "input", name, "does not exist in request");
 }
 
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestRemoveAllInputs(TRITONSERVER_InferenceRequest* r)
-{
-  REQ_CHECK(r);
-  fc_input* in = r->inputs;
-  while (in) {
-    fc_input* next = in->next;
-    input_free(in);
-    in = next;
-  }
-  r->inputs = NULL;
-  return NULL;
-}
-
+/* Real core (InferenceRequest::MutableOriginalInput): data for an input not
+ * added is INVALID_ARG "input '<name>' does not exist in request". */
 static TRITONSERVER_Error*
 find_for_data(TRITONSERVER_InferenceRequest* r, const char* name, fc_input** out)
 {
@@ -522,58 +378,6 @@ TRITONSERVER_InferenceRequestAppendInputData(
 }
 
 TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestAppendInputDataWithHostPolicy(
-    TRITONSERVER_InferenceRequest* r, const char* name, const void* base,
-    size_t byte_size, TRITONSERVER_MemoryType memory_type,
-    int64_t memory_type_id, const char* host_policy_name)
-{
-  REQ_CHECK(r);
-  fc_input* in;
-  TRITONSERVER_Error* err = find_for_data(r, name, &in);
-  if (err) {
-    return err;
-  }
-  const char* policy = host_policy_name ? host_policy_name : "";
-  fc_policy_data* pd = NULL;
-  for (size_t i = 0; i < in->npolicies; ++i) {
-    if (strcmp(in->policies[i].policy, policy) == 0) {
-      pd = &in->policies[i];
-    }
-  }
-  if (pd == NULL) {
-    in->policies =
-        fc_xrealloc(in->policies, (in->npolicies + 1) * sizeof(fc_policy_data));
-    pd = &in->policies[in->npolicies++];
-    memset(pd, 0, sizeof(*pd));
-    pd->policy = fc_strdup(policy);
-  }
-  if (byte_size > 0) {
-    bufs_push(&pd->bufs, base, byte_size, memory_type, memory_type_id);
-  }
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestAppendInputDataWithBufferAttributes(
-    TRITONSERVER_InferenceRequest* r, const char* name, const void* base,
-    TRITONSERVER_BufferAttributes* ba)
-{
-  REQ_CHECK(r);
-  fc_input* in;
-  TRITONSERVER_Error* err = find_for_data(r, name, &in);
-  if (err) {
-    return err;
-  }
-  if (ba == NULL) {
-    return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "buffer attributes is null");
-  }
-  if (ba->byte_size > 0) {
-    bufs_push(&in->data, base, ba->byte_size, ba->memory_type, ba->memory_type_id);
-  }
-  return NULL;
-}
-
-TRITONSERVER_Error*
 TRITONSERVER_InferenceRequestRemoveAllInputData(
     TRITONSERVER_InferenceRequest* r, const char* name)
 {
@@ -596,24 +400,6 @@ TRITONSERVER_InferenceRequestAddRequestedOutput(
   if (!fc_strset_add(&r->requested, name ? name : "")) {
     return req_err(r, "output", name, "already exists in request");
   }
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestRemoveRequestedOutput(
-    TRITONSERVER_InferenceRequest* r, const char* name)
-{
-  REQ_CHECK(r);
-  fc_strset_remove(&r->requested, name ? name : ""); /* no error if absent */
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceRequestRemoveAllRequestedOutputs(
-    TRITONSERVER_InferenceRequest* r)
-{
-  REQ_CHECK(r);
-  fc_strset_clear(&r->requested);
   return NULL;
 }
 

@@ -1,5 +1,6 @@
 /* response.c - inference responses: creation, output allocation through the
- * caller's allocator, sending, and the TRITONSERVER_InferenceResponse API. */
+ * caller's allocator, sending, and the TRITONSERVER_InferenceResponse API.
+ * Each behaviour that imitates the real core says which ("Real core:"). */
 #include "fake_core.h"
 
 #include <stdlib.h>
@@ -20,6 +21,9 @@ fc_response_new(fc_factory* f)
   r->trace = fc_trace_ref_from(f);
   fc_model_response_new(f->model); /* the response holds its model */
   fc_count_inc(FC_K_RESPONSE);
+  /* Real core (InferenceResponse's constructor): the allocator's start
+   * function runs once per response, before its outputs are allocated; an
+   * error it returns is logged. */
   TRITONSERVER_ResponseAllocator* a = f->allocator;
   if (a != NULL && a->start_fn != NULL) {
     fc_log_and_drop(a->start_fn(a, f->alloc_userp), "response allocation start failed");
@@ -28,7 +32,8 @@ fc_response_new(fc_factory* f)
 }
 
 /* Output reshape: the backend produced the reshape.shape form; present it in
- * the configured dims form (batch dimension kept). */
+ * the configured dims form (batch dimension kept). Real core:
+ * InferenceResponse::Output::Reshape. */
 static void
 apply_output_reshape(fc_output* o, const fc_model* m)
 {
@@ -87,6 +92,10 @@ fc_response_output(
   if (a == NULL || a->alloc_fn == NULL) {
     return fc_err(TRITONSERVER_ERROR_INTERNAL, "response allocator has no allocation function");
   }
+  /* Real core (InferenceResponse::Output::AllocateDataBuffer): the
+   * allocator is asked for the backend's preferred memory (the fake's
+   * backends prefer CPU, id 0), then its buffer-attributes function, if set,
+   * sees the buffer; an error of either becomes the response's error. */
   void* buf = NULL;
   void* buf_userp = NULL;
   TRITONSERVER_MemoryType actual_type = TRITONSERVER_MEMORY_CPU;
@@ -149,6 +158,8 @@ fc_response_send(
     }
   }
   if (err != NULL) {
+    /* Real core: the response owns its error (TRITONSERVER_InferenceResponseError
+     * returns it; only the response's deletion frees it). */
     err->owned_by_response = true;
     r->error = err;
   }
@@ -161,6 +172,8 @@ fc_response_send(
           o->memory_type, o->memory_type_id);
     }
   }
+  /* Real core (InferenceResponse::Send): the complete callback runs on the
+   * sending (backend) thread and takes ownership of the response. */
   fc_factory* f = r->factory;
   f->response_fn(r, flags, f->response_userp); /* caller owns r now */
 }
@@ -217,6 +230,9 @@ fc_response_destroy(TRITONSERVER_InferenceResponse* r)
 }
 
 /* ---- public API ---- */
+/* Real core (InferenceResponse::Output's destructor): deleting a response
+ * releases each output buffer through the allocator's release function, on
+ * the deleting thread; a release error is logged. */
 TRITONSERVER_Error*
 TRITONSERVER_InferenceResponseDelete(TRITONSERVER_InferenceResponse* r)
 {
@@ -311,22 +327,5 @@ TRITONSERVER_InferenceResponseOutput(
   *memory_type = o->memory_type;
   *memory_type_id = o->memory_type_id;
   *userp = o->buffer_userp;
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceResponseOutputClassificationLabel(
-    TRITONSERVER_InferenceResponse* r, const uint32_t index,
-    const size_t class_index, const char** label)
-{
-  RESP_CHECK(r);
-  FC_UNUSED(class_index);
-  if (index >= r->noutputs) {
-    return fc_err(
-        TRITONSERVER_ERROR_INVALID_ARG,
-        "out of bounds index %u: response has %zu outputs", index, r->noutputs);
-  }
-  /* No model here ships a label file: like the core, no label is NULL. */
-  *label = NULL;
   return NULL;
 }

@@ -1,5 +1,9 @@
 /* scheduler.c - per-model request queue, instance worker threads, stream
- * threads, in-flight accounting and cancellable sleeps. */
+ * threads, in-flight accounting and cancellable sleeps. Real core
+ * (DynamicBatchScheduler, TritonModelInstance): one queue per model, one
+ * thread per model instance taking requests in order, statistics per model
+ * (InferenceStatsAggregator); a stopped scheduler refuses requests with
+ * its wording. The fake never batches several requests together. */
 #include "fake_core.h"
 
 #include <errno.h>
@@ -133,17 +137,17 @@ trace_inputs(TRITONSERVER_InferenceRequest* req)
     return;
   }
   for (const fc_input* in = req->inputs; in; in = in->next) {
-    const int64_t* shape = in->raw ? in->exec_shape : in->shape;
-    size_t ndims = in->raw ? in->nexec : in->ndims;
+    const int64_t* shape = in->shape;
+    size_t ndims = in->ndims;
     if (in->data.n == 0) {
       FC_LOG_ERROR(
-          "TENSOR_QUEUE_INPUT: tensor: %s: no buffer chunk", fc_input_name(in));
+          "TENSOR_QUEUE_INPUT: tensor: %s: no buffer chunk", in->name);
       continue;
     }
     if (in->data.n == 1) {
       const fc_buf* b = &in->data.items[0];
       fc_trace_tensor(
-          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, fc_input_name(in),
+          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, in->name,
           in->dtype, b->base, b->size, shape, ndims, b->memory_type,
           b->memory_type_id);
       continue;
@@ -154,11 +158,11 @@ trace_inputs(TRITONSERVER_InferenceRequest* req)
     if (err != NULL) {
       FC_LOG_ERROR(
           "TENSOR_QUEUE_INPUT: tensor: %s: fail to copy buffer: %s",
-          fc_input_name(in), err->msg);
+          in->name, err->msg);
       fc_err_free(err);
     } else {
       fc_trace_tensor(
-          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, fc_input_name(in),
+          t, TRITONSERVER_TRACE_TENSOR_QUEUE_INPUT, in->name,
           in->dtype, host, total, shape, ndims, TRITONSERVER_MEMORY_CPU, 0);
     }
     free(host);
@@ -186,6 +190,8 @@ fc_sched_enqueue(fc_model* m, TRITONSERVER_InferenceRequest* req)
     return stopping_error(req);
   }
   const fc_config* c = m->cfg;
+  /* Real core (the scheduler's queue policy): a full queue refuses the
+   * request UNAVAILABLE "Exceeds maximum queue size". */
   if (c->has_dynamic_batching && c->max_queue_size > 0 &&
       m->qlen >= (size_t)c->max_queue_size) {
     pthread_mutex_unlock(&m->mu);

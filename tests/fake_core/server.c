@@ -1,5 +1,9 @@
 /* server.c - server lifecycle: ServerNew / Stop / Delete, readiness, and
- * explicit model control (load / unload / poll / repositories). */
+ * explicit model control (load / unload / poll / repositories). Real core:
+ * InferenceServer (Init, Stop, IsLive, IsReady, ModelIsReady) and
+ * ModelRepositoryManager (LoadUnloadModel, PollAndUpdate,
+ * RegisterModelRepository, UnregisterModelRepository), named at each
+ * behaviour. */
 #include "fake_core.h"
 
 #include <errno.h>
@@ -352,19 +356,8 @@ TRITONSERVER_ServerDelete(TRITONSERVER_Server* server)
   server_free(s);
   return NULL;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_ServerSetExitTimeout(TRITONSERVER_Server* server, unsigned int timeout)
-{
-  if (server != NULL) {
-    fc_server* s = (fc_server*)server;
-    pthread_mutex_lock(&s->mu);
-    s->exit_timeout = timeout;
-    pthread_mutex_unlock(&s->mu);
-  }
-  return NULL;
-}
-
+/* Real core (InferenceServer::IsLive): UNAVAILABLE "Server exiting" once
+ * stopping; live once initialized. */
 TRITONSERVER_Error*
 TRITONSERVER_ServerIsLive(TRITONSERVER_Server* server, bool* live)
 {
@@ -379,6 +372,8 @@ TRITONSERVER_ServerIsLive(TRITONSERVER_Server* server, bool* live)
   return NULL;
 }
 
+/* Real core (InferenceServer::IsReady): ready while READY; with strict
+ * readiness, only while every model that is not merely unloaded is READY. */
 TRITONSERVER_Error*
 TRITONSERVER_ServerIsReady(TRITONSERVER_Server* server, bool* ready)
 {
@@ -474,6 +469,8 @@ TRITONSERVER_ServerModelTransactionProperties(
 }
 
 /* ---- explicit model control ---- */
+/* Real core (ModelRepositoryManager::LoadUnloadModel): load and unload need
+ * a READY server in EXPLICIT mode, with these errors. */
 static TRITONSERVER_Error*
 control_check(fc_server* s)
 {
@@ -579,13 +576,11 @@ TRITONSERVER_ServerLoadModelWithParameters(
   fc_tmpdir_unref(files); /* the loaded records hold their own references */
   return err;
 }
-
-TRITONSERVER_Error*
-TRITONSERVER_ServerLoadModel(TRITONSERVER_Server* server, const char* model_name)
-{
-  return TRITONSERVER_ServerLoadModelWithParameters(server, model_name, NULL, 0);
-}
-
+/* Real core (ModelLifeCycle::AsyncUnload): the unload returns at once; the
+ * model turns UNLOADING, then UNAVAILABLE "unloaded" once its in-flight
+ * requests are done. (The real core also keeps it UNLOADING while a live
+ * response holds it; the fake's unload does not wait for responses, only
+ * ServerStop does.) */
 TRITONSERVER_Error*
 TRITONSERVER_ServerUnloadModel(TRITONSERVER_Server* server, const char* model_name)
 {
@@ -610,6 +605,8 @@ TRITONSERVER_ServerUnloadModelAndDependents(
   return TRITONSERVER_ServerUnloadModel(server, model_name);
 }
 
+/* Real core (ModelRepositoryManager::PollAndUpdate): POLL mode only; new
+ * and changed models load, models whose directory went away unload. */
 TRITONSERVER_Error*
 TRITONSERVER_ServerPollModelRepository(TRITONSERVER_Server* server)
 {
@@ -655,6 +652,8 @@ mapping_free(fc_mapping* m)
   free(m->path);
 }
 
+/* Real core (ModelRepositoryManager::RegisterModelRepository): its checks,
+ * in its order and wording. */
 TRITONSERVER_Error*
 TRITONSERVER_ServerRegisterModelRepository(
     TRITONSERVER_Server* server, const char* repository_path,

@@ -1,5 +1,7 @@
 /* server_info.c - the JSON documents: server / model metadata, model
- * configuration, repository index and model statistics. */
+ * configuration, repository index and model statistics, each with the
+ * fields, order and errors of the real core's document (named at each
+ * function with "Real core:"). */
 #include "fake_core.h"
 
 #include <stdlib.h>
@@ -50,6 +52,8 @@ TRITONSERVER_ServerMetadata(
     return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "server is null");
   }
   fc_server* s = (fc_server*)server;
+  /* Real core (TRITONSERVER_ServerMetadata): name (the server id), version,
+   * and the extensions InferenceServer's constructor lists. */
   static const char* const exts[] = {
       "classification",    "sequence",
       "model_repository",  "model_repository(unload_dependents)",
@@ -71,6 +75,8 @@ TRITONSERVER_ServerMetadata(
   return NULL;
 }
 
+/* Real core (TRITONSERVER_ServerModelMetadata): each tensor's name, datatype
+ * and shape, the shape led by -1 when the model batches. */
 static void
 io_metadata(fc_sb* sb, const fc_config* c, const fc_io* io, size_t n)
 {
@@ -119,6 +125,8 @@ TRITONSERVER_ServerModelMetadata(
   fc_sb_puts(&sb, "{\"name\":");
   fc_json_str(&sb, model_name);
   fc_sb_puts(&sb, ",\"versions\":[");
+  /* Real core: the version asked for, or every READY version for -1; the
+   * platform, or the backend where the config names none. */
   if (model_version != -1) {
     fc_sb_printf(&sb, "\"%lld\"", (long long)model_version);
   } else {
@@ -157,6 +165,7 @@ TRITONSERVER_ServerModelConfig(
   if (err) {
     return err;
   }
+  /* Real core (ModelConfigToJson): config version 1 only. */
   if (config_version != 1) {
     return fc_err(
         TRITONSERVER_ERROR_INVALID_ARG,
@@ -177,6 +186,10 @@ TRITONSERVER_ServerModelIndex(
     return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "server is null");
   }
   fc_server* s = (fc_server*)server;
+  /* Real core (ModelRepositoryManager::RepositoryIndex): every model of the
+   * repositories, sorted by name then version; one never loaded has its name
+   * alone; one found in two repositories is UNAVAILABLE with
+   * MODEL_READY_REASON_DUPLICATE; READY filters to ready versions. */
   bool ready_only = (flags & TRITONSERVER_INDEX_FLAG_READY) != 0;
   pthread_mutex_lock(&s->mu);
   bool ready = (s->state == FC_SS_READY);
@@ -244,6 +257,9 @@ duration(fc_sb* sb, const char* key, fc_duration d, bool comma)
       (unsigned long long)d.count, (unsigned long long)d.ns);
 }
 
+/* Real core (TRITONSERVER_ServerModelStatistics): the statistics document of
+ * one model version, fields in its order; the fake has no response cache
+ * (cache_hit / cache_miss stay zero) and reports no memory usage. */
 static void
 model_stats(fc_sb* sb, fc_model* m)
 {
@@ -303,6 +319,8 @@ TRITONSERVER_ServerModelStatistics(
     pthread_mutex_unlock(&s->mu);
     return fc_err(TRITONSERVER_ERROR_UNAVAILABLE, "Server not ready");
   }
+  /* Real core: every READY version of every model for an empty name; an
+   * unknown model or version is INVALID_ARG with its wording. */
   size_t n = 0;
   fc_model** recs = collect_locked(s, name, true, &n);
   pthread_mutex_unlock(&s->mu);

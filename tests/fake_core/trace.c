@@ -1,7 +1,10 @@
 /* trace.c - TRITONSERVER_InferenceTrace: creation, accessors, activity and
  * tensor reports, and the references that keep a trace attached to a
  * request and to the responses made for it. When the last of those goes
- * the release callback runs (on whatever thread dropped it). */
+ * the release callback runs (on whatever thread dropped it). Real core
+ * (InferenceTrace, InferenceTraceProxy): the request and each response hold
+ * the trace through a proxy whose destructor releases it; the last release
+ * calls the release function, which owns the trace from then on. */
 #include "fake_core.h"
 
 #include <stdio.h>
@@ -20,8 +23,6 @@ struct TRITONSERVER_InferenceTrace {
   char* model_name;
   int64_t model_version;
   char* request_id;
-  pthread_mutex_t mu; /* context */
-  char* context;
   int refs; /* attachments, guarded by g_attach_mu */
 };
 
@@ -36,7 +37,8 @@ static pthread_mutex_t g_attach_mu = PTHREAD_MUTEX_INITIALIZER;
     }                                                                   \
   } while (0)
 
-/* MIN and MAX are older spellings of TIMESTAMPS. */
+/* MIN and MAX are older spellings of TIMESTAMPS. Real core:
+ * TRITONSERVER_InferenceTraceNew and ...TensorNew rewrite them so. */
 static TRITONSERVER_InferenceTraceLevel
 normalize_level(TRITONSERVER_InferenceTraceLevel level)
 {
@@ -69,8 +71,6 @@ trace_new(
   t->userp = userp;
   t->model_name = fc_strdup("");
   t->request_id = fc_strdup("");
-  t->context = fc_strdup("");
-  pthread_mutex_init(&t->mu, NULL);
   fc_count_inc(FC_K_TRACE);
   return t;
 }
@@ -112,8 +112,6 @@ TRITONSERVER_InferenceTraceDelete(TRITONSERVER_InferenceTrace* trace)
   }
   free(trace->model_name);
   free(trace->request_id);
-  free(trace->context);
-  pthread_mutex_destroy(&trace->mu);
   free(trace);
   fc_count_dec(FC_K_TRACE);
   return NULL;
@@ -163,109 +161,6 @@ TRITONSERVER_InferenceTraceRequestId(
   return NULL;
 }
 
-TRITONSERVER_Error*
-TRITONSERVER_InferenceTraceSpawnChildTrace(
-    TRITONSERVER_InferenceTrace* trace, TRITONSERVER_InferenceTrace** child_trace)
-{
-  if (child_trace == NULL) {
-    return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "child trace is null");
-  }
-  if (trace == NULL) {
-    *child_trace = NULL;
-    return NULL;
-  }
-  /* Same settings, its own id, the parent's id as parent. The caller owns
-   * it (only ensembles attach children to requests). */
-  *child_trace = trace_new(
-      trace->level, trace->id, trace->activity_fn, trace->tensor_fn,
-      trace->release_fn, trace->userp);
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceTraceSetContext(
-    TRITONSERVER_InferenceTrace* trace, const char* trace_context)
-{
-  TRACE_CHECK(trace);
-  pthread_mutex_lock(&trace->mu);
-  free(trace->context);
-  trace->context = fc_strdup(trace_context ? trace_context : "");
-  pthread_mutex_unlock(&trace->mu);
-  return NULL;
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceTraceContext(
-    TRITONSERVER_InferenceTrace* trace, const char** trace_context)
-{
-  TRACE_CHECK(trace);
-  pthread_mutex_lock(&trace->mu);
-  *trace_context = trace->context;
-  pthread_mutex_unlock(&trace->mu);
-  return NULL;
-}
-
-/* A custom activity is also written into the context, a JSON object, as
- * "<timestamp>": "<name>". */
-static void
-record_activity_name(TRITONSERVER_InferenceTrace* t, uint64_t ns, const char* name)
-{
-  pthread_mutex_lock(&t->mu);
-  const char* ctx = t->context;
-  size_t len = strlen(ctx);
-  while (len > 0 && (ctx[len - 1] == ' ' || ctx[len - 1] == '\n' ||
-                     ctx[len - 1] == '\t' || ctx[len - 1] == '\r')) {
-    --len;
-  }
-  bool object = false;
-  bool empty = true;
-  if (len > 0) {
-    char* err = NULL;
-    fc_node* tree = fc_json_parse(ctx, strlen(ctx), &err);
-    object = (tree != NULL && ctx[len - 1] == '}');
-    empty = (tree == NULL || tree->child == NULL);
-    fc_node_free(tree);
-    if (!object) {
-      FC_LOG_ERROR("Error parsing trace context");
-    }
-    free(err);
-  }
-  fc_sb sb;
-  fc_sb_init(&sb);
-  if (object) {
-    fc_sb_putn(&sb, ctx, len - 1);
-    if (!empty) {
-      fc_sb_putc(&sb, ',');
-    }
-  } else {
-    fc_sb_putc(&sb, '{');
-  }
-  char key[32];
-  snprintf(key, sizeof(key), "%llu", (unsigned long long)ns);
-  fc_json_str(&sb, key);
-  fc_sb_putc(&sb, ':');
-  fc_json_str(&sb, name ? name : "");
-  fc_sb_putc(&sb, '}');
-  free(t->context);
-  t->context = fc_sb_take(&sb);
-  pthread_mutex_unlock(&t->mu);
-}
-
-TRITONSERVER_Error*
-TRITONSERVER_InferenceTraceReportActivity(
-    TRITONSERVER_InferenceTrace* trace, uint64_t timestamp,
-    const char* activity_name)
-{
-  if (trace == NULL) {
-    return NULL;
-  }
-  if ((trace->level & TRITONSERVER_TRACE_LEVEL_TIMESTAMPS) != 0) {
-    record_activity_name(trace, timestamp, activity_name);
-  }
-  fc_trace_report(trace, TRITONSERVER_TRACE_CUSTOM_ACTIVITY, timestamp);
-  return NULL;
-}
-
 /* ------------------------------------------------------------------ */
 /* reports                                                              */
 /* ------------------------------------------------------------------ */
@@ -274,6 +169,8 @@ fc_trace_report(
     TRITONSERVER_InferenceTrace* t, TRITONSERVER_InferenceTraceActivity activity,
     uint64_t ns)
 {
+  /* Real core (InferenceTrace::Report): timestamps only at the TIMESTAMPS
+   * level, on the thread where the activity happens. */
   if (t != NULL && (t->level & TRITONSERVER_TRACE_LEVEL_TIMESTAMPS) != 0 &&
       t->activity_fn != NULL) {
     t->activity_fn(t, activity, ns, t->userp);
@@ -287,6 +184,8 @@ fc_trace_tensor(
     size_t byte_size, const int64_t* shape, uint64_t dim_count,
     TRITONSERVER_MemoryType memory_type, int64_t memory_type_id)
 {
+  /* Real core (InferenceTrace::ReportTensor): tensors only at the TENSORS
+   * level and with a tensor activity function. */
   if (t != NULL && (t->level & TRITONSERVER_TRACE_LEVEL_TENSORS) != 0 &&
       t->tensor_fn != NULL) {
     t->tensor_fn(

@@ -1,4 +1,5 @@
-/* tree.c - the small generic tree shared by the pbtxt and JSON readers. */
+/* tree.c - the small generic tree shared by the pbtxt and JSON readers. (The fake core's own:
+ * nothing here imitates the real core.) */
 #include "fake_core.h"
 
 #include <stdlib.h>

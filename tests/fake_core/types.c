@@ -1,7 +1,16 @@
-/* types.c - API version and the enum <-> string helpers. */
+/* types.c - API version and the enum <-> string helpers. Real core: the API
+ * version the binding's table was written for (TRITONSERVER_ApiVersion), and
+ * the strings of the C API's *String functions, "<invalid>" or
+ * "<unknown>" for values they do not know. */
 #include "fake_core.h"
 
 #include <string.h>
+
+/* Every function of the binding's table is defined: a missing one is an undefined reference
+ * here, which the build's -Wl,--no-undefined turns into a link error. */
+#define FC_ADDRESS(name) (void*)name,
+__attribute__((used)) static void* const fc_every_function[] = {TRITONFFI_FUNCTIONS(FC_ADDRESS)};
+#undef FC_ADDRESS
 
 TRITONSERVER_Error*
 TRITONSERVER_ApiVersion(uint32_t* major, uint32_t* minor)

@@ -1,4 +1,5 @@
-/* util.c - allocation, strings, string builder, sorted string sets, time. */
+/* util.c - allocation, strings, string builder, sorted string sets, time. (The fake core's own:
+ * nothing here imitates the real core.) */
 #include "fake_core.h"
 
 #include <stdio.h>

@@ -54,7 +54,7 @@ static const fc_input*
 find_exec_input(const TRITONSERVER_InferenceRequest* r, const char* name)
 {
   for (const fc_input* in = r->inputs; in; in = in->next) {
-    if (strcmp(fc_input_name(in), name) == 0) {
+    if (strcmp(in->name, name) == 0) {
       return in;
     }
   }
@@ -83,7 +83,7 @@ input_count_error(vctx* v)
   } else {
     fc_sb_putc(&given, '[');
     for (const fc_input* in = v->r->inputs; in; in = in->next) {
-      fc_sb_printf(&given, in->next ? "'%s'," : "'%s'", fc_input_name(in));
+      fc_sb_printf(&given, in->next ? "'%s'," : "'%s'", in->name);
     }
     fc_sb_putc(&given, ']');
   }
@@ -112,96 +112,19 @@ input_count_error(vctx* v)
 static TRITONSERVER_Error*
 get_config_input(vctx* v, const fc_input* in, const fc_io** out)
 {
-  *out = fc_config_input(v->cfg, fc_input_name(in));
+  *out = fc_config_input(v->cfg, in->name);
   if (*out == NULL) {
     return verr(
         v, false, "unexpected inference input '%s' for model '%s'",
-        fc_input_name(in), v->model);
+        in->name, v->model);
   }
-  return NULL;
-}
-
-/* Raw input: take name, datatype and shape from the only model input. */
-static TRITONSERVER_Error*
-normalize_raw(vctx* v, fc_input* in)
-{
-  const fc_config* c = v->cfg;
-  size_t n = count_inputs(v->r);
-  if (n != 1 || c->ninputs != 1) {
-    return verr(
-        v, true,
-        "Raw request must only have 1 input (found %zu) to be deduced but got "
-        "%zu inputs in '%s' model configuration",
-        n, c->ninputs, v->model);
-  }
-  const fc_io* ci = &c->inputs[0];
-  int64_t* shape = fc_xcalloc(ci->ndims + 2, sizeof(int64_t));
-  size_t nd = 0;
-  if (c->max_batch_size != 0) {
-    shape[nd++] = 1;
-  }
-  long dynamic_axis = -1;
-  size_t element_cnt = 1;
-  for (size_t i = 0; i < ci->ndims; ++i) {
-    if (ci->dims[i] == -1) {
-      if (dynamic_axis != -1) {
-        free(shape);
-        return verr(
-            v, true,
-            "The shape of the raw input '%s' can not be deduced because there "
-            "are more than one variable-sized dimension",
-            ci->name);
-      }
-      dynamic_axis = (long)nd;
-    } else {
-      element_cnt *= (size_t)ci->dims[i];
-    }
-    shape[nd++] = ci->dims[i];
-  }
-  /* drop a length word prepended by an earlier normalization */
-  if (in->data.n > 0 && in->data.items[0].base == &in->raw_len) {
-    memmove(in->data.items, in->data.items + 1, (in->data.n - 1) * sizeof(fc_buf));
-    in->data.n--;
-  }
-  if (ci->dtype == TRITONSERVER_TYPE_BYTES) {
-    if (!(dynamic_axis == -1 && element_cnt == 1)) {
-      free(shape);
-      return verr(
-          v, true,
-          "For BYTE datatype raw input '%s', the model must have input shape "
-          "[1]",
-          ci->name);
-    }
-    in->raw_len = (uint32_t)fc_input_total_bytes(in);
-    if (in->data.n == in->data.cap) {
-      in->data.cap = in->data.cap ? in->data.cap * 2 : 4;
-      in->data.items = fc_xrealloc(in->data.items, in->data.cap * sizeof(fc_buf));
-    }
-    memmove(in->data.items + 1, in->data.items, in->data.n * sizeof(fc_buf));
-    in->data.items[0].base = &in->raw_len;
-    in->data.items[0].size = sizeof(uint32_t);
-    in->data.items[0].memory_type = TRITONSERVER_MEMORY_CPU;
-    in->data.items[0].memory_type_id = 0;
-    in->data.n++;
-  } else if (dynamic_axis != -1) {
-    size_t esz = TRITONSERVER_DataTypeByteSize(ci->dtype);
-    shape[dynamic_axis] = (int64_t)(
-        fc_input_total_bytes(in) / (element_cnt ? element_cnt : 1) /
-        (esz ? esz : 1));
-  }
-  free(in->exec_name);
-  in->exec_name = fc_strdup(ci->name);
-  in->dtype = ci->dtype;
-  free(in->shape);
-  in->shape = shape;
-  in->ndims = nd;
   return NULL;
 }
 
 static TRITONSERVER_Error*
 validate_bytes(vctx* v, const fc_input* in)
 {
-  const char* name = fc_input_name(in);
+  const char* name = in->name;
   int64_t element_count = 1;
   for (size_t i = 0; i < in->nexec; ++i) {
     element_count *= in->exec_shape[i];
@@ -272,7 +195,7 @@ check_input(vctx* v, fc_input* in, uint64_t batch_size, const int64_t* dims,
             size_t ndims)
 {
   const fc_config* c = v->cfg;
-  const char* name = fc_input_name(in);
+  const char* name = in->name;
   const fc_io* ci;
   TRITONSERVER_Error* err = get_config_input(v, in, &ci);
   if (err) {
@@ -399,12 +322,6 @@ fc_request_normalize(TRITONSERVER_InferenceRequest* r)
   const fc_config* c = v.cfg;
   TRITONSERVER_Error* err = NULL;
 
-  for (fc_input* in = r->inputs; in && !err; in = in->next) {
-    if (in->raw) {
-      err = normalize_raw(&v, in);
-    }
-  }
-
   /* requested outputs (all outputs when none are requested) */
   fc_strset_clear(&r->exec_outputs);
   if (!err) {
@@ -440,13 +357,13 @@ fc_request_normalize(TRITONSERVER_InferenceRequest* r)
     if (in->ndims == 0) {
       err = verr(
           &v, true, "input '%s' has no shape but model requires batch "
-          "dimension for '%s'", fc_input_name(in), v.model);
+          "dimension for '%s'", in->name, v.model);
     } else if (batch == 0) {
       batch = (uint64_t)in->shape[0];
     } else if ((uint64_t)in->shape[0] != batch) {
       err = verr(
           &v, true, "input '%s' batch size does not match other inputs for "
-          "'%s'", fc_input_name(in), v.model);
+          "'%s'", in->name, v.model);
     }
   }
   if (!err && (int64_t)batch > c->max_batch_size) {
@@ -456,7 +373,7 @@ fc_request_normalize(TRITONSERVER_InferenceRequest* r)
   }
 
   for (fc_input* in = r->inputs; in && !err; in = in->next) {
-    const fc_io* ci = fc_config_input(c, fc_input_name(in));
+    const fc_io* ci = fc_config_input(c, in->name);
     bool strip = c->max_batch_size != 0 && ci && !ci->is_shape_tensor;
     const int64_t* dims = strip ? in->shape + 1 : in->shape;
     size_t nd = strip ? in->ndims - 1 : in->ndims;

@@ -9,8 +9,14 @@ import process from "node:process";
 import { type InferResponse, TritonError } from "../../mod.ts";
 import { fakeProbe, startServer } from "./env.ts";
 
-// The kept response holds its model, so stop() waits the whole exit timeout (as on the real core).
-const server = await startServer({ exitTimeout: 1 });
+// The kept response holds its model, so stop() waits the whole exit timeout (as on the real core):
+// a short one, and identity_int32 alone, which a real core unloads within it (a model still
+// unloading when the timeout expires is not safe to delete the server under).
+const server = await startServer({
+  modelControlMode: "explicit",
+  startupModels: ["identity_int32"],
+  exitTimeout: 1,
+});
 const kept: InferResponse[] = [];
 let value = -1;
 for await (

@@ -1,7 +1,38 @@
 // Builds the test driver for the native callbacks (tests/thunks.test.ts) into
-// .build/thunk_driver/libthunk_driver.so.
-import { buildSharedLibrary } from "../build_shared_library.mjs";
+// .build/thunk_driver/libthunk_driver.so, and, where the GNU assembler is present, assembles
+// x86_64_reference.S into .build/thunk_driver/x86_64_reference.bin (its .text) for the test to
+// compare with the x86-64 generator's bytes:
+//   as --64 -o x86_64_reference.o x86_64_reference.S
+//   objcopy -O binary --only-section=.text x86_64_reference.o x86_64_reference.bin
+// Without `as` (or objcopy) the test compares with the listing committed in it.
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { buildSharedLibrary, root } from "../build_shared_library.mjs";
 
 buildSharedLibrary("thunk driver", "thunk_driver", "libthunk_driver.so", [
   "tests/thunk_driver/driver.c",
 ]);
+
+const out = join(root, ".build", "thunk_driver");
+const object = join(out, "x86_64_reference.o");
+const bin = join(out, "x86_64_reference.bin");
+rmSync(bin, { force: true }); // never compare with the bytes of an earlier build
+const source = join(root, "tests", "thunk_driver", "x86_64_reference.S");
+const as = spawnSync(process.env.AS ?? "as", ["--64", "-o", object, source], { stdio: "inherit" });
+if (as.error) {
+  console.log("thunk driver: no GNU assembler (as): the thunk bytes are checked by the listing");
+} else if (as.status !== 0) {
+  console.error("thunk driver: as failed on x86_64_reference.S");
+  process.exit(as.status ?? 1);
+} else {
+  const copy = spawnSync(
+    process.env.OBJCOPY ?? "objcopy",
+    ["-O", "binary", "--only-section=.text", object, bin],
+    { stdio: "inherit" },
+  );
+  if (copy.error) {
+    console.log("thunk driver: no objcopy: the thunk bytes are checked by the listing");
+  } else if (copy.status !== 0) process.exit(copy.status ?? 1);
+}

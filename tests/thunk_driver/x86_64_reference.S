@@ -1,5 +1,7 @@
 # The reference for ffi/thunks/x86_64.ts, in GNU assembler syntax (AT&T operand order).
-# tests/thunks.test.ts holds the listing of this file, assembled with the constants below:
+# The test build (tests/thunk_driver/build.mjs) assembles it where `as` is present, and
+# tests/thunks.test.ts compares the bytes with the generator's; it also holds the listing of this
+# file for where `as` is absent, assembled with the constants below:
 #   as --64 -o /tmp/ref.o tests/thunk_driver/x86_64_reference.S && objdump -d /tmp/ref.o
 # The generator must produce the same bytes for the same constants (see LISTING_TARGETS there).
         .set RING,         0x0000111122223300

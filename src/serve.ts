@@ -7,7 +7,6 @@
 import { runtimeName } from "../ffi/runtime.ts";
 import { TritonError } from "./errors.ts";
 import {
-  DEFAULT_MAX_REQUEST_BYTES,
   type KServeHooks,
   type KServeOptions,
   type KServeService,
@@ -62,7 +61,6 @@ interface Listening {
 interface ListenArgs {
   readonly hostname: string;
   readonly port: number;
-  readonly maxRequestBytes: number;
   readonly service: (hooks: KServeHooks) => KServeService;
 }
 
@@ -124,8 +122,9 @@ function listenBun(args: ListenArgs): Listening & { service: KServeService } {
       hostname: args.hostname,
       port: args.port,
       fetch: (request) => service.fetch(request),
-      // Above ours, so that the handler answers an oversized body itself (413 with a message).
-      maxRequestBodySize: args.maxRequestBytes + 1,
+      // Bun's own cap answers 413 without a word; the handler's (which streams the body and
+      // stops at maxRequestBytes) answers with the error JSON, so Bun's is lifted.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     });
   } catch (e) {
     throw listenError(args, e);
@@ -208,7 +207,6 @@ export async function serve(server: Server, options: ServeOptions = {}): Promise
   const args: ListenArgs = {
     hostname,
     port,
-    maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     service: (hooks) => kserveService(server, options, hooks),
   };
   // Each adapter makes the service (kserveService checks the options) before it listens.

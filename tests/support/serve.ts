@@ -174,15 +174,16 @@ export function sseEvents(text: string): unknown[] {
 
 /**
  * Writes `parts` to a TCP connection to `port` (with `pauseMs` between them), then reads until
- * the server closes the connection or `timeoutMs` passes; returns everything received.
+ * the server closes the connection, what was received matches `until`, or `timeoutMs` passes;
+ * returns everything received.
  * @param end half-close after the last part.
  */
 export function rawExchange(
   port: number,
   parts: readonly (string | Uint8Array)[],
-  options: { pauseMs?: number; timeoutMs?: number; end?: boolean } = {},
+  options: { pauseMs?: number; timeoutMs?: number; end?: boolean; until?: RegExp } = {},
 ): Promise<{ text: string; closed: boolean }> {
-  const { pauseMs = 0, timeoutMs = 5000, end = false } = options;
+  const { pauseMs = 0, timeoutMs = 5000, end = false, until } = options;
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port });
     const chunks: Uint8Array[] = [];
@@ -195,7 +196,10 @@ export function rawExchange(
       resolve({ text: decoder.decode(concat(chunks)), closed });
     };
     const timer = setTimeout(() => finish(false), timeoutMs);
-    socket.on("data", (d: Uint8Array) => chunks.push(new Uint8Array(d)));
+    socket.on("data", (d: Uint8Array) => {
+      chunks.push(new Uint8Array(d));
+      if (until && until.test(decoder.decode(concat(chunks)))) finish(false);
+    });
     socket.on("close", () => finish(true));
     socket.on("error", (e) => {
       if (!done && chunks.length === 0) {

@@ -2,8 +2,8 @@
 // send the same POST back to back for a bounded time and time each response. Plain Node ESM,
 // node:http only (a separate process, so that it does not share the server's event loop).
 //
-// Input: one JSON argument { port, path, body (base64), headers, concurrency, seconds, warmup,
-// expect (a string every response body must contain) }. Output: one JSON line { count, errors,
+// Input: one JSON argument { port, method, path, body (base64), headers, concurrency, seconds,
+// warmup, expect (a string every response body must contain) }. Output: one JSON line { count, errors,
 // seconds, perSecond, p50Us, p99Us, firstError }.
 import http from "node:http";
 import process from "node:process";
@@ -11,12 +11,14 @@ import process from "node:process";
 const spec = JSON.parse(process.argv[2]);
 const body = Buffer.from(spec.body, "base64");
 const agent = new http.Agent({ keepAlive: true, maxSockets: spec.concurrency });
-const headers = { ...spec.headers, "content-length": String(body.byteLength) };
+const headers = body.byteLength > 0
+  ? { ...spec.headers, "content-length": String(body.byteLength) }
+  : spec.headers;
 
 function once() {
   return new Promise((resolve) => {
     const req = http.request(
-      { host: "127.0.0.1", port: spec.port, path: spec.path, method: "POST", agent, headers },
+      { host: "127.0.0.1", port: spec.port, path: spec.path, method: spec.method, agent, headers },
       (res) => {
         const chunks = [];
         res.on("data", (c) => chunks.push(c));
@@ -29,7 +31,7 @@ function once() {
       },
     );
     req.on("error", (e) => resolve(String(e)));
-    req.end(body);
+    req.end(body.byteLength > 0 ? body : undefined);
   });
 }
 

@@ -7,7 +7,7 @@
  *
  * Run it with `npm run bench:http` (bench/run_http.mjs), or directly on one runtime with
  * `TRITONSERVER_LIB` set. Environment: `BENCH_SECONDS` (per run, default 3),
- * `BENCH_CONCURRENCY` (default "1,16").
+ * `BENCH_CONCURRENCY` (default "1,16"), `BENCH_SCENARIOS` (default "health,JSON,binary").
  *
  * @module
  */
@@ -19,6 +19,7 @@ import { runtimeName } from "../ffi/runtime.ts";
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,16").split(",").map(Number);
 const node = process.env.BENCH_NODE ?? "node";
+const only = (process.env.BENCH_SCENARIOS ?? "health,JSON,binary").split(",");
 const client = decodeURIComponent(new URL("./http_client.mjs", import.meta.url).pathname);
 const repository = decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
 
@@ -63,16 +64,17 @@ interface ClientResult {
 }
 
 /** Runs the load generator; the server keeps serving meanwhile (nothing here blocks). */
-function load(body: Uint8Array, headers: Record<string, string>, concurrency: number) {
+function load(scenario: Scenario, concurrency: number) {
   const spec = {
     port: http.port,
-    path: "/v2/models/identity_fp32/infer",
-    body: toBase64(body),
-    headers,
+    method: scenario.method,
+    path: scenario.path,
+    body: toBase64(scenario.body),
+    headers: scenario.headers,
     concurrency,
     seconds,
     warmup: 200,
-    expect: "OUTPUT0",
+    expect: scenario.expect,
   };
   return new Promise<ClientResult>((resolve, reject) => {
     const child = spawn(node, [client, JSON.stringify(spec)], {
@@ -123,19 +125,48 @@ async function inProcess(concurrency: number): Promise<ClientResult> {
   };
 }
 
-const scenarios: { name: string; body: Uint8Array; headers: Record<string, string> }[] = [
-  { name: "JSON", body: jsonBody, headers: { "content-type": "application/json" } },
+interface Scenario {
+  readonly name: string;
+  readonly method: "GET" | "POST";
+  readonly path: string;
+  readonly body: Uint8Array;
+  readonly headers: Record<string, string>;
+  /** What every response body must contain. */
+  readonly expect: string;
+}
+const infer = "/v2/models/identity_fp32/infer";
+const scenarios: Scenario[] = [
+  {
+    // The floor: routing, one C call (TRITONSERVER_ServerIsReady) and the runtime's HTTP server.
+    name: "health",
+    method: "GET",
+    path: "/v2/health/ready",
+    body: new Uint8Array(0),
+    headers: {},
+    expect: "",
+  },
+  {
+    name: "JSON",
+    method: "POST",
+    path: infer,
+    body: jsonBody,
+    headers: { "content-type": "application/json" },
+    expect: '"data":[0,0.25,',
+  },
   {
     name: "binary",
+    method: "POST",
+    path: infer,
     body: binaryBody,
     headers: { "inference-header-content-length": String(binaryHeader.byteLength) },
+    expect: '"binary_data_size":64',
   },
 ];
 for (const concurrency of concurrencies) {
   const api = await inProcess(concurrency);
-  for (const s of scenarios) {
+  for (const s of scenarios.filter((s) => only.includes(s.name))) {
     const before = rss();
-    const result = await load(s.body, s.headers, concurrency);
+    const result = await load(s, concurrency);
     const after = rss();
     console.log(JSON.stringify({
       runtime: runtimeName(),

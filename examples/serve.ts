@@ -42,8 +42,8 @@ let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
-  console.log(`${signal}: finishing the requests in flight`);
-  await http.close();
+  console.log(`${signal}: finishing the requests in flight (event streams get 20 s)`);
+  await http.close({ timeout: 20_000 });
   await server.stop();
   process.exit(0);
 };

@@ -41,9 +41,14 @@ export interface HttpService extends AsyncDisposable {
   readonly active: number;
   /**
    * Stops accepting connections, waits for the requests in flight to finish (streams included),
-   * then closes the idle connections. The {@link Server} keeps running. Safe to call twice.
+   * then closes the idle connections. The {@link Server} keeps running. Safe to call twice (the
+   * first call's options hold).
+   * @param options.timeout milliseconds to wait before ending the event streams still open (each
+   *   gets a last event, `{"error": "the HTTP service is closing"}`, and its request is cancelled
+   *   in Triton); other requests in flight are still waited for. Default: no limit.
+   * @throws {TritonError} INVALID_ARG for a bad timeout.
    */
-  close(): Promise<void>;
+  close(options?: { readonly timeout?: number }): Promise<void>;
   /** Resolves once the service is closed. */
   readonly closed: Promise<void>;
 }
@@ -222,14 +227,35 @@ export async function serve(server: Server, options: ServeOptions = {}): Promise
   let closing: Promise<void> | undefined;
   let onClosed!: () => void;
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
-  const close = (): Promise<void> =>
-    closing ??= (async () => {
+  const close = (closeOptions: { readonly timeout?: number } = {}): Promise<void> => {
+    const timeout = closeOptions.timeout;
+    if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0)) {
+      return Promise.reject(
+        new TritonError(
+          "INVALID_ARG",
+          `timeout must be a number of milliseconds >= 0, not ${timeout}`,
+        ),
+      );
+    }
+    return closing ??= (async () => {
       signal?.removeEventListener("abort", abort);
-      await listening.stopAccepting();
+      // Deno's shutdown resolves only once the requests in flight are done: not awaited here.
+      const stopped = listening.stopAccepting();
+      if (timeout !== undefined) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = await Promise.race([
+          service.idle().then(() => false),
+          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeout))),
+        ]);
+        clearTimeout(timer);
+        if (late) service.endStreams(new TritonError("UNAVAILABLE", "the HTTP service is closing"));
+      }
       await service.idle();
+      await stopped;
       await listening.closeAll();
       onClosed();
     })();
+  };
   const abort = () => void close();
   if (signal?.aborted) abort();
   else signal?.addEventListener("abort", abort, { once: true });
@@ -244,6 +270,6 @@ export async function serve(server: Server, options: ServeOptions = {}): Promise
     },
     close,
     closed,
-    [Symbol.asyncDispose]: close,
+    [Symbol.asyncDispose]: () => close(),
   };
 }

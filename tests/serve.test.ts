@@ -10,6 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { Hono } from "hono";
 import { stringify } from "lossless-json";
 import { type DataTypeName, HTTP_STATUS, kserveHandler, TritonError } from "../mod.ts";
 import {
@@ -478,9 +479,12 @@ describe("model repository extension", () => {
     });
     assert.equal(unload.status, 200);
     assert.equal(await unload.text(), "");
-    for (let i = 0; i < 200 && modelReady("identity_int8"); i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    // Triton unloads in the background: wait until the index no longer says READY or UNLOADING.
+    const unloading = () =>
+      ["READY", "UNLOADING"].includes(
+        s.server.models().find((m) => m.name === "identity_int8")?.state ?? "",
+      );
+    for (let i = 0; i < 500 && unloading(); i++) await new Promise((r) => setTimeout(r, 10));
     const notReady = await fetch(`${s.url}/v2/models/identity_int8/ready`);
     assert.equal(notReady.status, notReadyStatus("identity_int8"));
     assert.equal(typeof (await notReady.json()).error, "string");
@@ -544,6 +548,17 @@ describe("model repository extension", () => {
 });
 
 describe("the handler alone", () => {
+  test("mounted in a Hono app next to its own routes", async () => {
+    const app = new Hono();
+    app.get("/hello", (c) => c.text("hi"));
+    app.mount("/", kserveHandler(s.server));
+    assert.equal(await (await app.fetch(new Request("http://x/hello"))).text(), "hi");
+    const r = await app.fetch(new Request("http://x/v2/models/identity_int32/ready"));
+    assert.equal(r.status, 200);
+    const meta = await app.fetch(new Request("http://x/v2/models/identity_int32"));
+    assert.equal((await meta.json()).name, "identity_int32");
+  });
+
   test("kserveHandler answers Requests without a listening server", async () => {
     const handler = kserveHandler(s.server);
     const r = await handler(

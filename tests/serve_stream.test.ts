@@ -222,6 +222,35 @@ describe("closing the service", () => {
     await settled(s);
   });
 
+  test("close({ timeout }) ends the streams still open and cancels their requests", async () => {
+    const http = await serve(s.server, { port: 0 });
+    const r = await postJson(`${http.url}/v2/models/sleep_stream/generate_stream`, {
+      COUNT: 100,
+      DELAY_MS: 50,
+    });
+    const text = r.text();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const t0 = performance.now();
+    await http.close({ timeout: 200 });
+    const closedAfter = performance.now() - t0;
+    const events = sseEvents(await text) as { OUT?: number; error?: string }[];
+    assert.ok(closedAfter >= 190 && closedAfter < 2000, `closed after ${closedAfter} ms`);
+    assert.ok(events.length >= 3 && events.length < 50, `${events.length} events`);
+    assert.deepEqual(events.at(-1), { error: "the HTTP service is closing" });
+    assert.deepEqual(
+      events.slice(0, -1).map((e) => e.OUT),
+      events.slice(0, -1).map((_, i) => i),
+    );
+    await untilIdle();
+    await settled(s);
+    await assert.rejects(
+      http.close({ timeout: -1 } as never).then(() => {
+        throw new Error("closing twice resolves, but a bad timeout is refused first");
+      }),
+      /timeout must be a number/,
+    );
+  });
+
   test("aborting the signal given to serve() closes it", async () => {
     const controller = new AbortController();
     const http = await serve(s.server, { port: 0, signal: controller.signal });

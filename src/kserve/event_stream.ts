@@ -21,25 +21,41 @@ export function sseError(error: unknown): Uint8Array {
   return sseEvent(JSON.stringify({ error: statusOf(error).message }));
 }
 
+/** A response stream as an SSE body, and its end. */
+export interface EventStream {
+  /** The body to send. */
+  readonly body: ReadableStream<Uint8Array>;
+  /** Resolves once the stream ended, was cancelled by the client, failed or was stopped. */
+  readonly ended: Promise<void>;
+  /** Ends the stream now: a last event says why (`reason`'s message), and the request is
+   * cancelled in Triton. Does nothing once ended. */
+  stop(reason: unknown): void;
+}
+
 /**
  * The event stream of `responses`.
  * @param first a response already taken from `responses` (its status chose the HTTP status).
  * @param write the JSON of one response; what it throws (a response carrying an error, an output
  *   without a JSON form) becomes an error event and the stream goes on.
- * @param onEnd called once when the stream ends, is cancelled or fails.
  */
 export function eventStream(
   first: InferResponse | undefined,
   responses: AsyncGenerator<InferResponse>,
   write: (response: InferResponse) => string,
-  onEnd: () => void,
-): ReadableStream<Uint8Array> {
+): EventStream {
   let pending = first;
-  let ended = false;
+  let done = false;
+  let onEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (onEnded = resolve));
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** Ends once: disposes what is held, leaves the response stream (cancelling the request if it
+   * is not complete). */
   const end = () => {
-    if (ended) return;
-    ended = true;
-    onEnd();
+    if (done) return;
+    done = true;
+    pending?.dispose();
+    pending = undefined;
+    responses.return(undefined).finally(onEnded);
   };
   const event = (response: InferResponse): Uint8Array => {
     try {
@@ -50,12 +66,15 @@ export function eventStream(
       response.dispose();
     }
   };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    async pull(c) {
       if (pending !== undefined) {
         const response = pending;
         pending = undefined;
-        controller.enqueue(event(response));
+        c.enqueue(event(response));
         return;
       }
       let next: IteratorResult<InferResponse>;
@@ -63,30 +82,42 @@ export function eventStream(
         next = await responses.next();
       } catch (e) {
         // The request ended with an error (cancelled, the server stopping): say so and end.
-        if (!ended) {
-          controller.enqueue(sseError(e));
-          controller.close();
+        if (!done) {
+          c.enqueue(sseError(e));
+          c.close();
         }
         end();
         return;
       }
-      if (ended) {
-        // Cancelled while waiting: the response stream was left already.
+      if (done) {
+        // Stopped or cancelled while waiting: the response stream was left already.
         if (!next.done) next.value.dispose();
         return;
       }
       if (next.done) {
-        controller.close();
+        c.close();
         end();
         return;
       }
-      controller.enqueue(event(next.value));
+      c.enqueue(event(next.value));
     },
-    async cancel() {
-      pending?.dispose();
-      pending = undefined;
+    cancel() {
       end();
-      await responses.return(undefined);
+      return ended;
     },
   }, { highWaterMark: 0 });
+  return {
+    body,
+    ended,
+    stop(reason) {
+      if (done) return;
+      try {
+        controller.enqueue(sseError(reason));
+        controller.close();
+      } catch {
+        // Already closed or errored by the runtime: nothing more to say.
+      }
+      end();
+    },
+  };
 }

@@ -6,12 +6,24 @@
  *
  * @module
  */
+import { TritonError } from "../errors.ts";
 import type { ModelMetadata } from "../metadata.ts";
+import type { Model } from "../model.ts";
 import type { InferRequest } from "../request.ts";
 import type { InferResponse } from "../response.ts";
 import type { Tensor } from "../tensor.ts";
-import { invalid, unsupported } from "./errors.ts";
-import { flatten, isRecord, type Json, type JsonRecord, string } from "./json.ts";
+import { readBody } from "./body.ts";
+import { HTTP_STATUS, invalid, unsupported } from "./errors.ts";
+import { type EventStream, eventStream } from "./event_stream.ts";
+import {
+  flatten,
+  isRecord,
+  type Json,
+  type JsonRecord,
+  parseJson,
+  record,
+  string,
+} from "./json.ts";
 import { parameterValue } from "./infer_request.ts";
 import { dataType, jsonElements, tensorFromJson } from "./tensor_data.ts";
 
@@ -120,4 +132,54 @@ export function generateJson(response: InferResponse): string {
     put(output, count === 1 ? data.slice(1, -1) : data);
   }
   return `{${text}}`;
+}
+
+const ONE_RESPONSE = "generate expects the model to send exactly one response";
+
+/**
+ * Answers a generate request: reads the body, builds the inference from the model's metadata and
+ * runs it (cancelled if `request.signal` aborts). `generate` answers the one response as JSON;
+ * `generate_stream` waits for the first response, whose error (if any) sets the status, then
+ * sends each response as an SSE event as it comes (`stream` is returned with it).
+ * @throws {TritonError} INVALID_ARG for a malformed request; the model's error (generate, or the
+ *   stream failing before its first response); INTERNAL when generate gets other than one
+ *   response.
+ * @throws {HttpError} 413 for a body over `maxBytes`.
+ */
+export async function generateEndpoint(
+  model: Model,
+  request: Request,
+  maxBytes: number,
+  streaming: boolean,
+): Promise<{ response: Response; stream?: EventStream }> {
+  const metadata = model.metadata();
+  const body = await readBody(request, maxBytes);
+  const json = body.byteLength === 0
+    ? {}
+    : record(parseJson(body, "generate request"), "the generate request");
+  const inferRequest = generateRequest(json, metadata);
+  if (!streaming) {
+    let text: string | undefined;
+    for await (const response of model.infer({ ...inferRequest, signal: request.signal })) {
+      try {
+        if (text !== undefined) {
+          throw new TritonError("INTERNAL", `${ONE_RESPONSE}; use generate_stream`);
+        }
+        text = generateJson(response);
+      } finally {
+        response.dispose();
+      }
+    }
+    if (text === undefined) throw new TritonError("INTERNAL", `${ONE_RESPONSE}; it sent none`);
+    return { response: new Response(text, { headers: { "content-type": "application/json" } }) };
+  }
+  const responses = model.infer({ ...inferRequest, signal: request.signal, raiseOnError: false });
+  const first = await responses.next();
+  const head = first.done ? undefined : first.value;
+  const stream = eventStream(head, responses, generateJson);
+  const response = new Response(stream.body, {
+    status: head?.error ? HTTP_STATUS[head.error.code] ?? 400 : 200,
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+  });
+  return { response, stream };
 }

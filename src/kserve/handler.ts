@@ -10,12 +10,10 @@ import { type Context, Hono } from "hono";
 import type { Server } from "../server.ts";
 import { TritonError } from "../errors.ts";
 import { readBody } from "./body.ts";
-import { errorResponse, HTTP_STATUS, invalid, responseForError, unsupported } from "./errors.ts";
-import { eventStream } from "./event_stream.ts";
-import { generateJson, generateRequest } from "./generate.ts";
-import { INFERENCE_HEADER, parseInferRequest } from "./infer_request.ts";
-import { inferHttpResponse } from "./infer_response.ts";
-import { parseJson, record } from "./json.ts";
+import { errorResponse, invalid, responseForError, unsupported } from "./errors.ts";
+import type { EventStream } from "./event_stream.ts";
+import { generateEndpoint } from "./generate.ts";
+import { inferEndpoint } from "./infer.ts";
 import { repositoryIndex, repositoryLoad, repositoryUnload } from "./repository.ts";
 import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "./restricted.ts";
 
@@ -43,6 +41,9 @@ export interface KServeService {
   readonly active: () => number;
   /** Resolves when no request is being served. */
   readonly idle: () => Promise<void>;
+  /** Ends the event streams still open, each with a last event giving `reason`; their requests
+   * are cancelled in Triton. */
+  readonly endStreams: (reason: unknown) => void;
 }
 
 /** @internal Hooks for the runtime adapter. */
@@ -113,8 +114,9 @@ export function kserveService(
     );
   }
   const guard = restrictionGuard(options.restrictedApis);
-  /** Streamed responses and the promise of their end. */
-  const streams = new WeakMap<Response, Promise<void>>();
+  /** Streamed responses and their streams; the streams still open. */
+  const streams = new WeakMap<Response, EventStream>();
+  const open = new Set<EventStream>();
   let active = 0;
   let waiters: (() => void)[] = [];
   const release = () => {
@@ -202,82 +204,22 @@ export function kserveService(
     return json(JSON.stringify({ model_stats: stats }));
   });
 
-  route("POST", modelPaths("/infer"), "inference", async (c) => {
-    const request = c.req.raw;
-    const target = server.model(c.req.param("name")!, versionOf(c));
-    if (target.transactionProperties().decoupled) {
-      unsupported(
-        `model '${target.name}' is decoupled: the infer endpoint answers one response per ` +
-          "request; use generate_stream",
-      );
-    }
-    const body = await readBody(request, maxBytes);
-    const parsed = parseInferRequest(body, request.headers.get(INFERENCE_HEADER));
-    let answer: Response | undefined;
-    for await (const response of target.infer({ ...parsed.request, signal: request.signal })) {
-      try {
-        if (answer !== undefined) {
-          throw new TritonError("INTERNAL", "expected one response, the model sent more");
-        }
-        answer = inferHttpResponse(response, parsed.binary);
-      } finally {
-        response.dispose();
-      }
-    }
-    if (answer === undefined) throw new TritonError("INTERNAL", "the model sent no response");
-    return answer;
-  });
-
+  route(
+    "POST",
+    modelPaths("/infer"),
+    "inference",
+    (c) => inferEndpoint(server.model(c.req.param("name")!, versionOf(c)), c.req.raw, maxBytes),
+  );
   const generate = async (c: Context, streaming: boolean): Promise<Response> => {
     const request = c.req.raw;
     const target = server.model(c.req.param("name")!, versionOf(c));
-    const metadata = target.metadata();
-    const body = await readBody(request, maxBytes);
-    const parsed = body.byteLength === 0
-      ? {}
-      : record(parseJson(body, "generate request"), "the generate request");
-    const inferRequest = generateRequest(parsed, metadata);
-    if (!streaming) {
-      let text: string | undefined;
-      for await (const response of target.infer({ ...inferRequest, signal: request.signal })) {
-        try {
-          if (text !== undefined) {
-            throw new TritonError(
-              "INTERNAL",
-              "generate expects the model to send exactly one response; use generate_stream",
-            );
-          }
-          text = generateJson(response);
-        } finally {
-          response.dispose();
-        }
-      }
-      if (text === undefined) {
-        throw new TritonError(
-          "INTERNAL",
-          "generate expects the model to send exactly one response; it sent none",
-        );
-      }
-      return json(text);
+    const { response, stream } = await generateEndpoint(target, request, maxBytes, streaming);
+    if (stream) {
+      streams.set(response, stream);
+      open.add(stream);
+      stream.ended.then(() => open.delete(stream));
+      hooks.onStream?.(request);
     }
-    const responses = target.infer({
-      ...inferRequest,
-      signal: request.signal,
-      raiseOnError: false,
-    });
-    // The first response sets the status (Triton's rule); later errors are events.
-    const first = await responses.next();
-    const head = first.done ? undefined : first.value;
-    const status = head?.error ? HTTP_STATUS[head.error.code] ?? 400 : 200;
-    let ended!: () => void;
-    const end = new Promise<void>((resolve) => (ended = resolve));
-    const stream = eventStream(head, responses, generateJson, ended);
-    const response = new Response(stream, {
-      status,
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
-    });
-    streams.set(response, end);
-    hooks.onStream?.(request);
     return response;
   };
   route("POST", modelPaths("/generate"), "inference", (c) => generate(c, false));
@@ -325,8 +267,8 @@ export function kserveService(
     } catch (e) {
       response = responseForError(e);
     }
-    const streamEnd = streams.get(response);
-    if (streamEnd) streamEnd.then(release);
+    const stream = streams.get(response);
+    if (stream) stream.ended.then(release);
     else release();
     return response;
   };
@@ -335,5 +277,8 @@ export function kserveService(
     active: () => active,
     idle: () =>
       active === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)),
+    endStreams: (reason) => {
+      for (const stream of open) stream.stop(reason);
+    },
   };
 }

@@ -88,6 +88,19 @@ describe("error statuses", () => {
     );
   });
 
+  test("a model name holding a NUL: 400, not the model before the NUL", async () => {
+    await expectError(
+      await fetch(`${s.url}/v2/models/identity_int32%00x/ready`),
+      400,
+      /the model name must not contain a NUL character/,
+    );
+    await expectError(
+      await postJson(`${s.url}/v2/models/identity_int32%00x/infer`, int32Input([1, 2, 3])),
+      400,
+      /NUL/,
+    );
+  });
+
   test("a model that fails: INTERNAL is 500 with the model's message", async () => {
     await expectError(
       await postJson(`${s.url}/v2/models/error_model/infer`, {
@@ -262,6 +275,26 @@ describe("malformed JSON requests: 400, nothing reaches the core", () => {
       "binary_data not a boolean",
       { ...int32Input([1, 2, 3]), outputs: [{ name: "OUTPUT0", parameters: { binary_data: 1 } }] },
       /binary_data must be a boolean/,
+    ],
+    [
+      "a NUL in an input name (it would end the C string early)",
+      { inputs: [{ name: "INPUT0\u0000x", datatype: "INT32", shape: [1, 1], data: [1] }] },
+      /the name of input 0 must not contain a NUL character/,
+    ],
+    [
+      "a NUL in the request id",
+      { id: "a\u0000b", ...int32Input([1, 2, 3]) },
+      /'id' must not contain a NUL character/,
+    ],
+    [
+      "a NUL in a parameter key",
+      { parameters: { "k\u0000": 1 }, ...int32Input([1, 2, 3]) },
+      /a parameter key must not contain a NUL character/,
+    ],
+    [
+      "a NUL in a string parameter",
+      { parameters: { k: "v\u0000w" }, ...int32Input([1, 2, 3]) },
+      /parameter 'k' must not contain a NUL character/,
     ],
     [
       "an input given twice",

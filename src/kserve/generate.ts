@@ -16,6 +16,7 @@ import { readBody } from "./body.ts";
 import { HTTP_STATUS, invalid, unsupported } from "./errors.ts";
 import { type EventStream, eventStream } from "./event_stream.ts";
 import {
+  cText,
   flatten,
   isRecord,
   type Json,
@@ -56,7 +57,7 @@ export function generateShape(
       left = 1;
     }
   }
-  if (left !== 1 && !(left === 0 && count === 0)) {
+  if (left !== 1) {
     invalid(`${what}: ${count} elements do not fit the model's shape [${modelShape.join(", ")}]`);
   }
   return shape;
@@ -74,7 +75,7 @@ export function generateRequest(body: JsonRecord, metadata: ModelMetadata): Infe
   const parameters: Record<string, string | number | bigint | boolean> = {};
   let id: string | undefined;
   const take = (key: string, value: Json): void => {
-    const meta = inputsMeta.get(key);
+    const meta = inputsMeta.get(cText(key, "a key of the generate request"));
     if (meta === undefined) {
       parameters[key] = parameterValue(value, `parameter '${key}'`);
       return;

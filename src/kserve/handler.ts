@@ -14,6 +14,7 @@ import { errorResponse, invalid, responseForError, unsupported } from "./errors.
 import type { EventStream } from "./event_stream.ts";
 import { generateEndpoint } from "./generate.ts";
 import { inferEndpoint } from "./infer.ts";
+import { cText } from "./json.ts";
 import { repositoryIndex, repositoryLoad, repositoryUnload } from "./repository.ts";
 import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "./restricted.ts";
 
@@ -68,6 +69,12 @@ const JSON_TYPE = { "content-type": "application/json" };
 
 function json(text: string, status = 200): Response {
   return new Response(text, { status, headers: JSON_TYPE });
+}
+
+/** The model name in the URL (percent-decoded).
+ * @throws {TritonError} INVALID_ARG for a name holding a NUL character. */
+function modelName(c: Context): string {
+  return cText(c.req.param("name")!, "the model name");
 }
 
 /** The model version in the URL, -1 when none. */
@@ -178,10 +185,10 @@ export function kserveService(
     "GET",
     modelPaths(""),
     "metadata",
-    (c) => json(JSON.stringify(server.model(c.req.param("name")!, versionOf(c)).metadata())),
+    (c) => json(JSON.stringify(server.model(modelName(c), versionOf(c)).metadata())),
   );
   route("GET", modelPaths("/ready"), "health", (c) => {
-    const ready = server.model(c.req.param("name")!, versionOf(c)).ready();
+    const ready = server.model(modelName(c), versionOf(c)).ready();
     return ready
       ? new Response(null, { status: 200 })
       : errorResponse(400, "Model version not ready");
@@ -190,10 +197,10 @@ export function kserveService(
     "GET",
     modelPaths("/config"),
     "model-config",
-    (c) => json(JSON.stringify(server.model(c.req.param("name")!, versionOf(c)).config())),
+    (c) => json(JSON.stringify(server.model(modelName(c), versionOf(c)).config())),
   );
   route("GET", modelPaths("/stats"), "statistics", (c) => {
-    const name = c.req.param("name")!;
+    const name = modelName(c);
     const v = versionOf(c);
     if (v !== -1) {
       return json(JSON.stringify({ model_stats: [server.model(name, v).statistics()] }));
@@ -208,11 +215,11 @@ export function kserveService(
     "POST",
     modelPaths("/infer"),
     "inference",
-    (c) => inferEndpoint(server.model(c.req.param("name")!, versionOf(c)), c.req.raw, maxBytes),
+    (c) => inferEndpoint(server.model(modelName(c), versionOf(c)), c.req.raw, maxBytes),
   );
   const generate = async (c: Context, streaming: boolean): Promise<Response> => {
     const request = c.req.raw;
-    const target = server.model(c.req.param("name")!, versionOf(c));
+    const target = server.model(modelName(c), versionOf(c));
     const { response, stream } = await generateEndpoint(target, request, maxBytes, streaming);
     if (stream) {
       streams.set(response, stream);
@@ -244,7 +251,7 @@ export function kserveService(
           unsupported("'repository_name' specification is not supported");
         }
         const body = await readBody(c.req.raw, maxBytes);
-        const name = c.req.param("name")!;
+        const name = modelName(c);
         if (action === "load") await repositoryLoad(server, name, body);
         else await repositoryUnload(server, name, body);
         return new Response(null, { status: 200 });

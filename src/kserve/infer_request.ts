@@ -11,6 +11,7 @@ import { invalid, unsupported } from "./errors.ts";
 import {
   array,
   boolean,
+  cText,
   describe,
   type Json,
   type JsonRecord,
@@ -63,7 +64,9 @@ export function requestParameters(
     const what = `parameter '${key}'`;
     switch (key) {
       case "sequence_id":
-        options.correlationId = typeof value === "string" ? value : unsigned(value, what);
+        options.correlationId = typeof value === "string"
+          ? cText(value, what)
+          : unsigned(value, what);
         break;
       case "sequence_start":
         options.sequenceStart = boolean(value, what);
@@ -84,7 +87,7 @@ export function requestParameters(
         if (key.startsWith("triton_")) {
           invalid(`parameter keys starting with 'triton_' are reserved for Triton: '${key}'`);
         }
-        model[key] = parameterValue(value, what);
+        model[cText(key, "a parameter key")] = parameterValue(value, what);
     }
   }
   options.parameters = model;
@@ -94,10 +97,8 @@ export function requestParameters(
 /** A request parameter's value: a string, boolean or number.
  * @throws {TritonError} INVALID_ARG for anything else. */
 export function parameterValue(value: Json, what: string): string | number | bigint | boolean {
-  if (
-    typeof value === "string" || typeof value === "boolean" || typeof value === "number" ||
-    typeof value === "bigint"
-  ) {
+  if (typeof value === "string") return cText(value, what);
+  if (typeof value === "boolean" || typeof value === "number" || typeof value === "bigint") {
     return value;
   }
   invalid(`${what} must be a string, number or boolean, not ${describe(value)}`);

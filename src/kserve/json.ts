@@ -60,11 +60,19 @@ export function record(value: Json | undefined, what: string): JsonRecord {
   return value;
 }
 
-/** `value` as a string.
+/** `value` as a string that can be passed to Triton (no NUL character, which would end a C
+ * string early and make it name something else).
  * @throws {TritonError} INVALID_ARG naming `what` otherwise. */
 export function string(value: Json | undefined, what: string): string {
   if (typeof value !== "string") invalid(`${what} must be a string, not ${describe(value)}`);
-  return value;
+  return cText(value, what);
+}
+
+/** `text`, checked to hold no NUL character (see {@link string}).
+ * @throws {TritonError} INVALID_ARG naming `what` otherwise. */
+export function cText(text: string, what: string): string {
+  if (text.includes("\0")) invalid(`${what} must not contain a NUL character`);
+  return text;
 }
 
 /** `value` as a boolean.

@@ -254,6 +254,20 @@ describe("malformed JSON requests: 400, nothing reaches the core", () => {
       int32Input(JSON.parse("[".repeat(101) + "1" + "]".repeat(101)), [1]),
       /nests deeper than 100 levels/,
     ],
+    [
+      "JSON nested 200,000 levels deep",
+      `{"inputs":[{"name":"INPUT0","datatype":"INT32","shape":[1],"data":${"[".repeat(200_000)}1${
+        "]".repeat(200_000)
+      }}]}`,
+      /nests deeper than 100 levels|failed to parse/,
+    ],
+    [
+      "JSON nested 200,000 levels deep, with a 64-bit integer (the exact parser)",
+      `{"inputs":[{"name":"INPUT0","datatype":"INT64","shape":[1],"data":${
+        "[".repeat(200_000)
+      }${"1234567890123456789"}${"]".repeat(200_000)}}]}`,
+      /nests deeper than 100 levels|failed to parse/,
+    ],
     ["an id that is not a string", { id: 5, ...int32Input([1, 2, 3]) }, /'id' must be a string/],
     [
       "sequence_start not a boolean",

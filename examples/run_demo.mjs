@@ -2,7 +2,8 @@
 // is found ($TRITONSERVER_LIB, or the Triton container's /opt/tritonserver/lib), otherwise builds
 // and uses the project's fake core, and says which it used.
 // Set DEMO_RUNTIME=bun or DEMO_RUNTIME=node to run it on another runtime. Every runtime is the
-// one npm installed under node_modules/.bin. Plain Node ESM (`deno task demo` runs it on Deno).
+// one npm installed under node_modules/.bin. An argument names another example to run the same
+// way (`npm run serve` runs examples/serve.ts). Plain Node ESM (`deno task demo` runs it on Deno).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -29,6 +30,11 @@ if (env.TRITONSERVER_LIB) {
   if (build.status !== 0) process.exit(build.status ?? 1);
   env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
 }
-const [cmd, args] = runtimeCommand(root, env.DEMO_RUNTIME ?? "deno", "examples/quickstart.ts");
+const script = process.argv[2] ?? "examples/quickstart.ts";
+// examples/serve.ts listens (and wants Deno's request.signal to abort only when a client leaves).
+const listens = script.endsWith("serve.ts");
+const [cmd, args] = runtimeCommand(root, env.DEMO_RUNTIME ?? "deno", script, {
+  deno: listens ? ["--allow-net", "--unstable-no-legacy-abort"] : [],
+});
 const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, env });
 process.exit(r.status ?? 1);

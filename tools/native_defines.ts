@@ -3,7 +3,7 @@
  * (`ringDefines()`, `allocatorDefines()`: the same ones Bun's `cc()` receives), for the C
  * reference client's build (bench/run.mjs) to pass to the C compiler.
  *
- * `node --import tsx tools/native_defines.ts` (or Deno, Bun).
+ * `node tools/native_defines.ts` (or Deno, Bun).
  *
  * @module
  */

@@ -1,0 +1,51 @@
+/**
+ * Serves a model repository over the KServe v2 HTTP/REST protocol, as `tritonserver` would: run
+ * it with `npm run serve` (which finds a core for you, the fake one when no real library is
+ * found), or directly:
+ * `deno run --allow-ffi --allow-env --allow-read --allow-write --allow-net examples/serve.ts`,
+ * `bun examples/serve.ts`, `node examples/serve.ts`.
+ *
+ * Environment: `MODEL_REPOSITORY` (default tests/models), `PORT` (default 8000), `HOST` (default
+ * 127.0.0.1; 0.0.0.0 in a container), `ADMIN_KEY` (when set, the model repository endpoints need
+ * the header `admin-key: $ADMIN_KEY`). Every model of the repository is loaded at start.
+ *
+ * ```sh
+ * curl localhost:8000/v2/health/ready
+ * curl -X POST localhost:8000/v2/models/identity_int32/infer \
+ *   -d '{"inputs":[{"name":"INPUT0","datatype":"INT32","shape":[1,3],"data":[1,2,3]}]}'
+ * ```
+ *
+ * @module
+ */
+import process from "node:process";
+import { type RestrictedApis, serve, Server } from "../mod.ts";
+
+const repository = process.env.MODEL_REPOSITORY ??
+  decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
+const port = Number(process.env.PORT ?? 8000);
+const hostname = process.env.HOST ?? "127.0.0.1";
+const adminKey = process.env.ADMIN_KEY;
+const restrictedApis: RestrictedApis = adminKey
+  ? { "model-repository": { header: "admin-key", value: adminKey } }
+  : {};
+
+const server = await new Server({
+  modelRepository: repository,
+  modelControlMode: "explicit",
+  startupModels: ["*"],
+  logInfo: false,
+}).start();
+const http = await serve(server, { hostname, port, restrictedApis });
+console.log(`KServe v2 on ${http.url} (${http.runtime}), model repository ${repository}`);
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: finishing the requests in flight (event streams get 20 s)`);
+  await http.close({ timeout: 20_000 });
+  await server.stop();
+  process.exit(0);
+};
+process.on("SIGINT", () => void stop("SIGINT"));
+process.on("SIGTERM", () => void stop("SIGTERM"));

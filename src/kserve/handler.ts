@@ -1,0 +1,291 @@
+/**
+ * The KServe v2 HTTP/REST protocol as one fetch-style handler (`Request` → `Response`) over a
+ * running {@link Server}: health, metadata, configuration, statistics, inference (JSON and binary
+ * tensors), generate and generate_stream, the model repository extension and Prometheus metrics,
+ * routed with Hono.
+ *
+ * @module
+ */
+import { type Context, Hono } from "hono";
+import type { Server } from "../server.ts";
+import { TritonError } from "../errors.ts";
+import { readBody } from "./body.ts";
+import { errorResponse, invalid, responseForError, unsupported } from "./errors.ts";
+import type { EventStream } from "./event_stream.ts";
+import { generateEndpoint } from "./generate.ts";
+import { inferEndpoint } from "./infer.ts";
+import { cText } from "./json.ts";
+import { repositoryIndex, repositoryLoad, repositoryUnload } from "./repository.ts";
+import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "./restricted.ts";
+
+/** What the handler accepts and who may call what. */
+export interface KServeOptions {
+  /** The largest request body accepted, in bytes (default 64 MiB, Triton's default
+   * `--http-max-input-size`). A larger `Content-Length`, or a chunked body that grows past it,
+   * is answered 413 before the body is read further. Every tensor a request declares must fit in
+   * its body, so this also bounds what a request can make the server allocate. */
+  readonly maxRequestBytes?: number;
+  /** Categories of endpoints served only to requests carrying a header with a given value, e.g.
+   * `{ "model-repository": { header: "admin-key", value: "…" } }` (Triton's
+   * `--http-restricted-api`); the others get 403. Default: everything open. */
+  readonly restrictedApis?: RestrictedApis;
+}
+
+/** A fetch-style handler. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** @internal What a runtime adapter needs beyond the handler. */
+export interface KServeService {
+  /** The handler. */
+  readonly fetch: FetchHandler;
+  /** Requests being served (a streamed response counts until its stream ends). */
+  readonly active: () => number;
+  /** Resolves when no request is being served. */
+  readonly idle: () => Promise<void>;
+  /** Ends the event streams still open, each with a last event giving `reason`; their requests
+   * are cancelled in Triton. */
+  readonly endStreams: (reason: unknown) => void;
+}
+
+/** @internal Hooks for the runtime adapter. */
+export interface KServeHooks {
+  /** Called when a response starts streaming (Bun lifts its idle timeout for it). */
+  readonly onStream?: (request: Request) => void;
+}
+
+/** 64 MiB. */
+export const DEFAULT_MAX_REQUEST_BYTES: number = 64 * 1024 * 1024;
+
+/** Protocol extensions Triton's core reports that this server does not serve over HTTP. */
+const UNSERVED_EXTENSIONS = new Set([
+  "classification",
+  "system_shared_memory",
+  "cuda_shared_memory",
+  "logging",
+  "trace",
+]);
+
+const JSON_TYPE = { "content-type": "application/json" };
+
+function json(text: string, status = 200): Response {
+  return new Response(text, { status, headers: JSON_TYPE });
+}
+
+/** The model name in the URL (percent-decoded).
+ * @throws {TritonError} INVALID_ARG for a name holding a NUL character. */
+function modelName(c: Context): string {
+  return cText(c.req.param("name")!, "the model name");
+}
+
+/** The model version in the URL, -1 when none. */
+function versionOf(c: Context): number {
+  const text = c.req.param("version");
+  if (text === undefined) return -1;
+  const v = Number(text);
+  if (!Number.isSafeInteger(v)) invalid(`invalid model version '${text}'`);
+  return v;
+}
+
+/**
+ * The KServe v2 protocol over `server` as a fetch-style handler, for `Deno.serve`, `Bun.serve`,
+ * a Hono app (`app.mount("/", handler)`) or any server that speaks `Request`/`Response`. `serve()`
+ * runs it on the runtime's own HTTP server.
+ *
+ * Endpoints: `GET /v2/health/live`, `/v2/health/ready`, `/v2`, `/v2/models/stats`,
+ * `/v2/models/{name}[/versions/{v}]` with `/ready`, `/config`, `/stats`; `POST .../infer`,
+ * `.../generate`, `.../generate_stream` (Server-Sent Events); `POST /v2/repository/index`,
+ * `/v2/repository/models/{name}/load`, `.../unload`; `GET /metrics`. Errors are
+ * `{"error": "..."}` with the status Triton gives their code (see `HTTP_STATUS`); an unknown path
+ * is 404, a known path with another method 405, a too large body 413, a restricted API without its
+ * header 403.
+ *
+ * Each response is written while it is held and disposed at once. A request whose client goes
+ * away (its `Request.signal` aborts, or its event stream is cancelled) is cancelled in Triton.
+ * @throws {TritonError} INVALID_ARG for bad options.
+ */
+export function kserveHandler(server: Server, options: KServeOptions = {}): FetchHandler {
+  return kserveService(server, options).fetch;
+}
+
+/** @internal {@link kserveHandler} with what `serve()` needs to close gracefully. */
+export function kserveService(
+  server: Server,
+  options: KServeOptions = {},
+  hooks: KServeHooks = {},
+): KServeService {
+  const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `maxRequestBytes must be an integer number of bytes >= 0, not ${maxBytes}`,
+    );
+  }
+  const guard = restrictionGuard(options.restrictedApis);
+  /** Streamed responses and their streams; the streams still open. */
+  const streams = new WeakMap<Response, EventStream>();
+  const open = new Set<EventStream>();
+  let active = 0;
+  let waiters: (() => void)[] = [];
+  const release = () => {
+    active--;
+    if (active === 0) {
+      const w = waiters;
+      waiters = [];
+      for (const resolve of w) resolve();
+    }
+  };
+
+  const app = new Hono();
+  app.onError((err) => responseForError(err));
+  app.notFound(() => errorResponse(404, "Not Found"));
+  const notAllowed = () => errorResponse(405, "Method Not Allowed");
+
+  /** Registers `handler` for `method` on each path (and 405 for the other methods there). */
+  const route = (
+    method: "GET" | "POST",
+    paths: readonly string[],
+    category: RestrictedCategory,
+    handler: (c: Context) => Response | Promise<Response>,
+  ): void => {
+    for (const path of paths) {
+      app.on(method, path, (c) => guard(category, c.req.raw) ?? handler(c));
+      app.all(path, notAllowed);
+    }
+  };
+  const model = "/v2/models/:name";
+  const version = "/v2/models/:name/versions/:version{[0-9]+}";
+  const modelPaths = (suffix: string) => [model + suffix, version + suffix];
+
+  route(
+    "GET",
+    ["/v2/health/live"],
+    "health",
+    () => new Response(null, { status: server.live() ? 200 : 400 }),
+  );
+  route(
+    "GET",
+    ["/v2/health/ready"],
+    "health",
+    () => new Response(null, { status: server.ready() ? 200 : 400 }),
+  );
+  route("GET", ["/v2"], "metadata", () => {
+    const meta = server.metadata();
+    return json(JSON.stringify({
+      ...meta,
+      extensions: meta.extensions.filter((e) => !UNSERVED_EXTENSIONS.has(e)),
+    }));
+  });
+  route(
+    "GET",
+    ["/v2/models/stats"],
+    "statistics",
+    () => json(JSON.stringify({ model_stats: server.statistics() })),
+  );
+  route(
+    "GET",
+    modelPaths(""),
+    "metadata",
+    (c) => json(JSON.stringify(server.model(modelName(c), versionOf(c)).metadata())),
+  );
+  route("GET", modelPaths("/ready"), "health", (c) => {
+    const ready = server.model(modelName(c), versionOf(c)).ready();
+    return ready
+      ? new Response(null, { status: 200 })
+      : errorResponse(400, "Model version not ready");
+  });
+  route(
+    "GET",
+    modelPaths("/config"),
+    "model-config",
+    (c) => json(JSON.stringify(server.model(modelName(c), versionOf(c)).config())),
+  );
+  route("GET", modelPaths("/stats"), "statistics", (c) => {
+    const name = modelName(c);
+    const v = versionOf(c);
+    if (v !== -1) {
+      return json(JSON.stringify({ model_stats: [server.model(name, v).statistics()] }));
+    }
+    const stats = server.statistics().filter((s) => s.name === name);
+    // A model with no statistics: Triton's error for it.
+    if (stats.length === 0) stats.push(server.model(name).statistics());
+    return json(JSON.stringify({ model_stats: stats }));
+  });
+
+  route(
+    "POST",
+    modelPaths("/infer"),
+    "inference",
+    (c) => inferEndpoint(server.model(modelName(c), versionOf(c)), c.req.raw, maxBytes),
+  );
+  const generate = async (c: Context, streaming: boolean): Promise<Response> => {
+    const request = c.req.raw;
+    const target = server.model(modelName(c), versionOf(c));
+    const { response, stream } = await generateEndpoint(target, request, maxBytes, streaming);
+    if (stream) {
+      streams.set(response, stream);
+      open.add(stream);
+      stream.ended.then(() => open.delete(stream));
+      hooks.onStream?.(request);
+    }
+    return response;
+  };
+  route("POST", modelPaths("/generate"), "inference", (c) => generate(c, false));
+  route("POST", modelPaths("/generate_stream"), "inference", (c) => generate(c, true));
+
+  route(
+    "POST",
+    ["/v2/repository/index", "/v2/repository/:repository/index"],
+    "model-repository",
+    async (c) => json(repositoryIndex(server, await readBody(c.req.raw, maxBytes))),
+  );
+  for (const action of ["load", "unload"] as const) {
+    route(
+      "POST",
+      [
+        `/v2/repository/models/:name/${action}`,
+        `/v2/repository/:repository/models/:name/${action}`,
+      ],
+      "model-repository",
+      async (c) => {
+        if (c.req.param("repository") !== undefined) {
+          unsupported("'repository_name' specification is not supported");
+        }
+        const body = await readBody(c.req.raw, maxBytes);
+        const name = modelName(c);
+        if (action === "load") await repositoryLoad(server, name, body);
+        else await repositoryUnload(server, name, body);
+        return new Response(null, { status: 200 });
+      },
+    );
+  }
+  route(
+    "GET",
+    ["/metrics"],
+    "metrics",
+    () =>
+      new Response(server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } }),
+  );
+
+  const fetch: FetchHandler = async (request) => {
+    active++;
+    let response: Response;
+    try {
+      response = await app.fetch(request);
+    } catch (e) {
+      response = responseForError(e);
+    }
+    const stream = streams.get(response);
+    if (stream) stream.ended.then(release);
+    else release();
+    return response;
+  };
+  return {
+    fetch,
+    active: () => active,
+    idle: () =>
+      active === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)),
+    endStreams: (reason) => {
+      for (const stream of open) stream.stop(reason);
+    },
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The KServe v2 inference request (`POST .../infer`): its JSON, the binary tensor data extension
+ * (`Inference-Header-Content-Length`, `binary_data_size`), requested outputs and request
+ * parameters, read into an {@link InferRequest} after checking every part of it.
+ *
+ * @module
+ */
+import type { InferRequest } from "../request.ts";
+import type { Tensor } from "../tensor.ts";
+import { invalid, unsupported } from "./errors.ts";
+import {
+  array,
+  boolean,
+  cText,
+  describe,
+  type Json,
+  type JsonRecord,
+  parseJson,
+  record,
+  string,
+  unsigned,
+} from "./json.ts";
+import { dataType, shapeOf, tensorFromBinary, tensorFromJson } from "./tensor_data.ts";
+
+/** The header that gives the JSON part's length in a binary request or response. */
+export const INFERENCE_HEADER = "inference-header-content-length";
+
+/** A parsed inference request. */
+export interface ParsedInfer {
+  /** What goes to `model.infer()` (all but the signal). */
+  readonly request: InferRequest;
+  /** Whether an output goes back as binary data (`binary_data` of the output, else the request's
+   * `binary_data_output`). */
+  readonly binary: (output: string) => boolean;
+}
+
+/** Request parameters with a meaning of their own (KServe's and Triton's); the others go to the
+ * model as request parameters. */
+interface Options {
+  id?: string;
+  correlationId?: number | bigint | string;
+  priority?: number | bigint;
+  timeout?: number | bigint;
+  sequenceStart?: boolean;
+  sequenceEnd?: boolean;
+  parameters?: Record<string, string | number | bigint | boolean>;
+}
+
+/**
+ * Reads request parameters (`parameters` of the request) the way Triton's HTTP front end does:
+ * `sequence_id` (unsigned integer or string), `sequence_start`, `sequence_end`, `priority`,
+ * `timeout` (µs), `binary_data_output` are Triton's; keys starting with `triton_` are reserved;
+ * every other string, boolean or number goes to the model as a request parameter.
+ * @returns the request options and `binary_data_output`.
+ * @throws {TritonError} INVALID_ARG for a value of the wrong type.
+ */
+export function requestParameters(
+  params: JsonRecord,
+  options: Options,
+): boolean {
+  let binaryOutput = false;
+  const model: Record<string, string | number | bigint | boolean> = {};
+  for (const [key, value] of Object.entries(params)) {
+    const what = `parameter '${key}'`;
+    switch (key) {
+      case "sequence_id":
+        options.correlationId = typeof value === "string"
+          ? cText(value, what)
+          : unsigned(value, what);
+        break;
+      case "sequence_start":
+        options.sequenceStart = boolean(value, what);
+        break;
+      case "sequence_end":
+        options.sequenceEnd = boolean(value, what);
+        break;
+      case "priority":
+        options.priority = unsigned(value, what);
+        break;
+      case "timeout":
+        options.timeout = unsigned(value, what);
+        break;
+      case "binary_data_output":
+        binaryOutput = boolean(value, what);
+        break;
+      default:
+        if (key.startsWith("triton_")) {
+          invalid(`parameter keys starting with 'triton_' are reserved for Triton: '${key}'`);
+        }
+        model[cText(key, "a parameter key")] = parameterValue(value, what);
+    }
+  }
+  options.parameters = model;
+  return binaryOutput;
+}
+
+/** A request parameter's value: a string, boolean or number.
+ * @throws {TritonError} INVALID_ARG for anything else. */
+export function parameterValue(value: Json, what: string): string | number | bigint | boolean {
+  if (typeof value === "string") return cText(value, what);
+  if (typeof value === "boolean" || typeof value === "number" || typeof value === "bigint") {
+    return value;
+  }
+  invalid(`${what} must be a string, number or boolean, not ${describe(value)}`);
+}
+
+/** The length of the JSON part: the `Inference-Header-Content-Length` header, else the body's.
+ * @throws {TritonError} INVALID_ARG for a malformed or too large value; UNSUPPORTED for 0 (a
+ *   raw binary request, which needs Triton's raw input). */
+function headerLength(header: string | null, bodyLength: number): number {
+  if (header === null) return bodyLength;
+  const text = header.trim();
+  if (!/^\d+$/.test(text)) invalid(`invalid Inference-Header-Content-Length '${header}'`);
+  const n = Number(text);
+  if (n > bodyLength) {
+    invalid(
+      `Inference-Header-Content-Length is ${text}, but the request body has only ` +
+        `${bodyLength} bytes`,
+    );
+  }
+  if (n === 0) {
+    unsupported(
+      "raw binary requests (Inference-Header-Content-Length: 0) are not supported; " +
+        "describe the inputs in a JSON header",
+    );
+  }
+  return n;
+}
+
+/**
+ * Parses an inference request body.
+ * @param header the `Inference-Header-Content-Length` header (null when absent: all JSON).
+ * @throws {TritonError} INVALID_ARG for anything malformed: not JSON, a missing or mistyped
+ *   field, data that does not fit its shape and data type, binary sizes past the body or bytes
+ *   left over; UNSUPPORTED for shared memory and classification, which this server does not offer.
+ */
+export function parseInferRequest(body: Uint8Array, header: string | null): ParsedInfer {
+  const jsonLength = headerLength(header, body.byteLength);
+  const json = record(parseJson(body.subarray(0, jsonLength), "inference request"), "the request");
+  const options: Options = {};
+  if (json.id !== undefined) options.id = string(json.id, "'id'");
+  const binaryOutput = json.parameters === undefined
+    ? false
+    : requestParameters(record(json.parameters, "'parameters'"), options);
+
+  const inputs: Record<string, Tensor> = {};
+  let at = jsonLength;
+  for (const [i, raw] of array(json.inputs, "'inputs'").entries()) {
+    const input = record(raw, `input ${i}`);
+    const name = string(input.name, `the name of input ${i}`);
+    const what = `input '${name}'`;
+    if (Object.hasOwn(inputs, name)) invalid(`${what} is given twice`);
+    const dtype = dataType(input.datatype, what);
+    const shape = shapeOf(input.shape, what);
+    const params = input.parameters === undefined
+      ? {}
+      : record(input.parameters, `${what} parameters`);
+    if (params.shared_memory_region !== undefined) {
+      unsupported(`${what}: shared memory inputs are not supported by this server`);
+    }
+    const hasData = input.data !== undefined;
+    const hasBinary = params.binary_data_size !== undefined;
+    if (hasData === hasBinary) {
+      invalid(
+        `${what} must give exactly one of 'data' and 'binary_data_size' in 'parameters', ` +
+          (hasData ? "not both" : "gives neither"),
+      );
+    }
+    if (hasBinary) {
+      const size = unsigned(params.binary_data_size, `${what} binary_data_size`);
+      const left = body.byteLength - at;
+      if (size > left) {
+        invalid(
+          `${what} has binary_data_size ${size}, but only ${left} bytes of binary data remain`,
+        );
+      }
+      const bytes = body.subarray(at, at + Number(size));
+      at += Number(size);
+      inputs[name] = tensorFromBinary(what, dtype, shape, bytes);
+    } else {
+      inputs[name] = tensorFromJson(what, dtype, shape, array(input.data, `${what} 'data'`));
+    }
+  }
+  if (at !== body.byteLength) {
+    invalid(
+      `${body.byteLength - at} bytes after the JSON header are not claimed by any input's ` +
+        "binary_data_size",
+    );
+  }
+
+  let requested: string[] | undefined;
+  const binaryByName = new Map<string, boolean>();
+  if (json.outputs !== undefined) {
+    requested = [];
+    for (const [i, raw] of array(json.outputs, "'outputs'").entries()) {
+      const output = record(raw, `output ${i}`);
+      const name = string(output.name, `the name of output ${i}`);
+      const what = `output '${name}'`;
+      requested.push(name);
+      if (output.parameters === undefined) continue;
+      const params = record(output.parameters, `${what} parameters`);
+      if (params.shared_memory_region !== undefined) {
+        unsupported(`${what}: shared memory outputs are not supported by this server`);
+      }
+      if (params.classification !== undefined) {
+        unsupported(`${what}: the classification extension is not supported by this server`);
+      }
+      if (params.binary_data !== undefined) {
+        binaryByName.set(name, boolean(params.binary_data, `${what} binary_data`));
+      }
+    }
+  }
+  const request: InferRequest = {
+    ...options,
+    inputs,
+    ...(requested ? { outputs: requested } : {}),
+  };
+  return {
+    request,
+    binary: (output) => binaryByName.get(output) ?? binaryOutput,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Restricted APIs (Triton's `--http-restricted-api`): a category of endpoints is served only to
+ * requests that carry a given header with a given value; others get 403.
+ *
+ * @module
+ */
+import { TritonError } from "../errors.ts";
+import { errorResponse } from "./errors.ts";
+
+/**
+ * Endpoint categories, Triton's names: `health` (`/v2/health/*`, `.../ready`), `metadata` (`/v2`,
+ * `/v2/models/{name}`), `inference` (`infer`, `generate`, `generate_stream`), `model-config`
+ * (`.../config`), `model-repository` (`/v2/repository/*`: index, load, unload), `statistics`
+ * (`.../stats`); and `metrics` (`/metrics`, which Triton serves on a port of its own). Triton's
+ * `shared-memory`, `trace` and `logging` are accepted too; this server has no endpoint in them.
+ */
+export type RestrictedCategory =
+  | "health"
+  | "metadata"
+  | "inference"
+  | "model-config"
+  | "model-repository"
+  | "statistics"
+  | "metrics"
+  | "shared-memory"
+  | "trace"
+  | "logging";
+
+const CATEGORIES: readonly RestrictedCategory[] = [
+  "health",
+  "metadata",
+  "inference",
+  "model-config",
+  "model-repository",
+  "statistics",
+  "metrics",
+  "shared-memory",
+  "trace",
+  "logging",
+];
+
+/** The header a restricted category needs, and its value. */
+export interface Restriction {
+  /** Header name (case-insensitive), e.g. `"admin-key"`. */
+  readonly header: string;
+  /** The exact value it must carry. */
+  readonly value: string;
+}
+
+/** Restrictions by category; a category not listed is open. */
+export type RestrictedApis = Readonly<Partial<Record<RestrictedCategory, Restriction>>>;
+
+/** Compares in time independent of where the strings differ (the length still shows). */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/**
+ * Checks the restrictions and returns the guard the routes call: `undefined` to go on, or the 403
+ * response (`{"error": "This API is restricted, expecting header '<header>'"}`, Triton's words).
+ * @throws {TritonError} INVALID_ARG for an unknown category or a restriction without header or
+ *   value.
+ */
+export function restrictionGuard(
+  apis: RestrictedApis | undefined,
+): (category: RestrictedCategory, request: Request) => Response | undefined {
+  const rules = new Map<RestrictedCategory, Restriction>();
+  if (apis !== undefined) {
+    if (apis === null || typeof apis !== "object") {
+      throw new TritonError("INVALID_ARG", "restrictedApis must be an object of category → rule");
+    }
+    for (const [category, rule] of Object.entries(apis)) {
+      if (!CATEGORIES.includes(category as RestrictedCategory)) {
+        throw new TritonError(
+          "INVALID_ARG",
+          `unknown restricted API category '${category}' (one of ${CATEGORIES.join(", ")})`,
+        );
+      }
+      if (
+        rule === null || typeof rule !== "object" || typeof rule.header !== "string" ||
+        rule.header === "" || typeof rule.value !== "string"
+      ) {
+        throw new TritonError(
+          "INVALID_ARG",
+          `restrictedApis['${category}'] must be { header: string, value: string }`,
+        );
+      }
+      rules.set(category as RestrictedCategory, { header: rule.header, value: rule.value });
+    }
+  }
+  return (category, request) => {
+    const rule = rules.get(category);
+    if (rule === undefined) return undefined;
+    const given = request.headers.get(rule.header);
+    if (given !== null && sameText(given, rule.value)) return undefined;
+    return errorResponse(403, `This API is restricted, expecting header '${rule.header}'`);
+  };
+}

@@ -28,6 +28,8 @@ FC_EXPORT int64_t FAKECORE_LiveCount(const char* kind);
 FC_EXPORT const void* FAKECORE_LastInputBase(void);
 FC_EXPORT const void* FAKECORE_LastOutputBuffer(void);
 FC_EXPORT int FAKECORE_MisuseCount(void);
+FC_EXPORT const char* FAKECORE_LastRequestParameters(void);
+FC_EXPORT uint64_t FAKECORE_LastRequestTimeoutUs(void);
 
 #pragma GCC visibility push(hidden)
 

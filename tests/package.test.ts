@@ -14,12 +14,13 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { MODEL_REPOSITORY } from "./support/env.ts";
@@ -27,12 +28,22 @@ import { MODEL_REPOSITORY } from "./support/env.ts";
 const root = decodeURIComponent(new URL("..", import.meta.url).pathname);
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 
-/** How to run npm: on the pinned node when npm started the tests (`npm test` sets
- * `npm_execpath`), so that the machine's node is not needed; otherwise `npm` from PATH. */
-function npmCommand(): [string, string[]] {
-  const cli = process.env.npm_execpath;
-  return cli && /npm-cli\.[cm]?js$/.test(cli) ? [bin("node"), [cli]] : ["npm", []];
+/** How to run npm: its CLI script on the pinned node, so that the machine's node is not needed —
+ * the one that started the tests (`npm test` sets `npm_execpath`), else the `npm` on PATH;
+ * undefined without either. */
+function npmCommand(): [string, string[]] | undefined {
+  const started = process.env.npm_execpath;
+  if (started && /npm-cli\.[cm]?js$/.test(started)) return [bin("node"), [started]];
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const npm = join(dir, "npm");
+    if (!dir || !existsSync(npm)) continue;
+    const real = realpathSync(npm);
+    return /npm-cli\.[cm]?js$/.test(real) ? [bin("node"), [real]] : [npm, []];
+  }
+  return undefined;
 }
+
+const npm = npmCommand();
 
 /** Runs a command; fails the test with its output when it exits non-zero. */
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
@@ -54,10 +65,10 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
 
 /** Packs `dir` into `dest` with npm; returns the tarball's path. */
 function pack(dir: string, dest: string, ignoreScripts = false): string {
-  const [npm, pre] = npmCommand();
+  const [cmd, pre] = npm!;
   const args = [...pre, "pack", dir, "--pack-destination", dest, "--json"];
   if (ignoreScripts) args.push("--ignore-scripts");
-  const [info] = JSON.parse(run(npm, args, root)) as {
+  const [info] = JSON.parse(run(cmd, args, root)) as {
     filename: string;
     files: { path: string }[];
   }[];
@@ -73,7 +84,9 @@ function filesUnder(dir: string, prefix = ""): string[] {
 }
 
 // The same whichever runner or callback path runs it: `npm test` runs it in its first run only.
-const skip = process.env.TEST_PACKAGE === "0" && "npm test runs the package test in its first run";
+const skip = process.env.TEST_PACKAGE === "0"
+  ? "npm test runs the package test in its first run"
+  : !npm && "needs npm (npm test, or npm on PATH)";
 
 test(
   "npm pack: the package installs into a fresh project and runs the quickstart on Node, Bun and Deno",
@@ -100,8 +113,8 @@ test(
         join(app, "package.json"),
         JSON.stringify({ name: "app", private: true, type: "module" }),
       );
-      const [npm, pre] = npmCommand();
-      run(npm, [
+      const [cmd, pre] = npm!;
+      run(cmd, [
         ...pre,
         "install",
         tarball,

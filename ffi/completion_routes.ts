@@ -28,16 +28,10 @@ export class CompletionRoutes {
   /** `userp` pointers by id. */
   readonly #userps: Ptr[];
   readonly #free: number[] = [];
-  #size = 0;
 
   constructor(ffi: FfiRuntime) {
     this.#ffi = ffi;
     this.#userps = [ffi.NULL];
-  }
-
-  /** Number of targets routed to. */
-  get size(): number {
-    return this.#size;
   }
 
   /** Routes an id to `target` and returns it (a freed id first, else a new one). */
@@ -49,7 +43,6 @@ export class CompletionRoutes {
       this.#userps.push(this.#ffi.fromAddress(id));
     }
     this.#targets[id] = target;
-    this.#size++;
     return id;
   }
 
@@ -63,7 +56,6 @@ export class CompletionRoutes {
     if (this.#targets[id] === undefined) return;
     this.#targets[id] = undefined;
     this.#free.push(id);
-    this.#size--;
   }
 
   /** The target of `userp`, if any. */

@@ -15,11 +15,6 @@ export class DeferredDeletes {
   #args: unknown[] = [];
   readonly #flush = () => this.flush();
 
-  /** Deletes queued and not yet run. */
-  get pending(): number {
-    return this.#fns.length;
-  }
-
   /** Runs every pending delete now, oldest first. Never throws. */
   flush(): void {
     while (this.#fns.length > 0) {

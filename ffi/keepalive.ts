@@ -25,11 +25,6 @@ export class KeepAlive {
   #timer: ReturnType<typeof setInterval> | undefined;
   #watcher: Watcher | undefined;
 
-  /** Pieces of native work in flight. */
-  get holders(): number {
-    return this.#holders;
-  }
-
   /** Marks one more piece of native work in flight. */
   hold(): void {
     if (this.#holders++ === 0) {

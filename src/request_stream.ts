@@ -29,8 +29,7 @@ import type { CompletionTarget } from "../ffi/completion_routes.ts";
 import { ResponseCompleteFlag } from "../ffi/enums.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { TritonError } from "./errors.ts";
-import { type InferResponse, InferResponse as Response, readResponse } from "./response.ts";
-import type { ResponseSource } from "./response.ts";
+import { InferResponse, readResponse, type ResponseSource } from "./response.ts";
 import type { OwnedRequest, ServerChildren } from "./server_children.ts";
 
 /** What Triton has said about the request; see the module documentation. */
@@ -268,7 +267,7 @@ export class RequestStream
 
   /** A stand-in FINAL response for the user queue. */
   #end(error?: TritonError): InferResponse {
-    return Response.end(this.#options.model, this.#options.id, error);
+    return InferResponse.end(this.#options.model, this.#options.id, error);
   }
 
   /** One step: the next response, the end, or undefined when nothing has arrived yet. */

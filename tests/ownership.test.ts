@@ -17,6 +17,7 @@ import {
   isFakeCore,
   liveCounter,
   sharedServer,
+  sleepInputs,
   startServer,
   stopShared,
 } from "./support/env.ts";
@@ -24,10 +25,6 @@ import {
 after(stopShared);
 
 const fake = await isFakeCore();
-
-function sleepInputs(count: number, delayMs: number) {
-  return { COUNT: new Int32Array([count]), DELAY_MS: new Int32Array([delayMs]) };
-}
 
 const out = (r: InferResponse) => r.output("OUT", "INT32").data[0];
 

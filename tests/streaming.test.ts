@@ -7,15 +7,12 @@ import {
   idle,
   liveCounter,
   sharedServer,
+  sleepInputs,
   startServer,
   stopShared,
 } from "./support/env.ts";
 
 after(stopShared);
-
-function sleepInputs(count: number, delayMs: number) {
-  return { COUNT: new Int32Array([count]), DELAY_MS: new Int32Array([delayMs]) };
-}
 
 function out(r: InferResponse): number {
   return (r.outputs.OUT.data as Int32Array)[0];

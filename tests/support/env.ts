@@ -240,3 +240,8 @@ export async function collectGarbage(): Promise<boolean> {
   }
   return true;
 }
+
+/** The inputs of the sleep_stream model: `count` responses, `delayMs` apart. */
+export function sleepInputs(count: number, delayMs: number) {
+  return { COUNT: new Int32Array([count]), DELAY_MS: new Int32Array([delayMs]) };
+}

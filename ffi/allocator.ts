@@ -123,7 +123,7 @@ export function placementTable(): number[] {
   const deviceId = 2; // distinct ids tell where place() took the id from
   const kinds = Object.keys(PolicyKind).length;
   const types = Object.keys(MemoryType).length;
-  const dense = (values: number[]) => values.every((v, i, all) => all.indexOf(i) >= 0);
+  const dense = (values: number[]) => values.every((_, i, all) => all.includes(i));
   if (!dense(Object.values(PolicyKind)) || !dense(Object.values(MemoryType))) {
     throw new Error("the policy kinds and memory types must be 0 .. n-1: the table is indexed so");
   }

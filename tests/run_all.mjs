@@ -64,7 +64,11 @@ function counts(runtime, output) {
     return m ? Number(m[1]) : undefined;
   };
   if (runtime === "deno") {
-    const m = /(\d+) passed \| (\d+) failed(?: \| (\d+) ignored)?/.exec(text);
+    // "ok | 18 passed (126 steps) | 0 failed | 1 ignored": steps are counted apart
+    const steps = String.raw`(?: \(\d+ steps?\))?`;
+    const m = new RegExp(
+      String.raw`(\d+) passed${steps} \| (\d+) failed${steps}(?: \| (\d+) ignored)?`,
+    ).exec(text);
     return m && { passed: +m[1], failed: +m[2], skipped: +(m[3] ?? 0) };
   }
   if (runtime === "bun") {

@@ -4,8 +4,8 @@
 // Plain Node ESM, so it runs under any of the three.
 import { join } from "node:path";
 
-/** The permissions the binding needs on Deno (the tests add `--allow-run`: some start a child
- * process). */
+/** The permissions the binding needs on Deno (the tests add `--allow-run`, as some start a child
+ * process, and `--allow-net` for the serve tests). */
 export const DENO_PERMISSIONS = ["--allow-ffi", "--allow-env", "--allow-read", "--allow-write"];
 
 /**
@@ -57,6 +57,10 @@ export function testCommand(root, runtime, paths, filter) {
         "test",
         ...DENO_PERMISSIONS,
         "--allow-run",
+        // the serve tests listen on 127.0.0.1 and want request.signal to abort only when a
+        // client leaves
+        "--allow-net",
+        "--unstable-no-legacy-abort",
         "--v8-flags=--expose-gc",
         ...(filter ? ["--filter", filter] : []),
         ...paths,

@@ -6,7 +6,7 @@
 import type { AllocatorFunctions } from "../ffi/allocator.ts";
 import { loadTriton, type TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
-import { check, discard, TritonError } from "./errors.ts";
+import { check, discard, errorFromPtr, TritonError } from "./errors.ts";
 import { duration } from "./durations.ts";
 import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
 import { type ServerMetadata, serverMetadata } from "./metadata.ts";
@@ -377,7 +377,10 @@ export class Server {
    * read from it stays readable, its output views are detached), then stops and deletes the
    * server (`TRITONSERVER_ServerStop`, `TRITONSERVER_ServerDelete`, both off the JS thread) and
    * its response allocator. Safe to call twice.
-   * @throws {TritonError} Triton's error from `TRITONSERVER_ServerDelete`.
+   * @throws {TritonError} INTERNAL when the exit timeout expired before Triton finished (an
+   *   inference still running, a model still unloading): the server is then stopped but left
+   *   undeleted, as deleting it under its model threads would crash the process; Triton's error
+   *   from `TRITONSERVER_ServerDelete`.
    */
   async stop(): Promise<void> {
     if (this.#state !== "running") return;
@@ -399,8 +402,22 @@ export class Server {
     lib.binding.deletes.flush();
     children.releaseResponses();
     const stopErr = await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
-    discard(lib, stopErr);
     lib.binding.deletes.flush();
+    if (!lib.ffi.isNull(stopErr)) {
+      // The exit timeout expired with inferences still running or models still unloading on
+      // Triton's threads. TRITONSERVER_ServerDelete would free what they use (the real core
+      // crashes), so the server and its allocator are left to the process; its children stay
+      // open, so that what Triton still sends and releases is deleted as it comes.
+      this.#server = undefined;
+      this.#allocator = undefined;
+      this.#state = "stopped";
+      const error = errorFromPtr(lib, stopErr, true);
+      throw new TritonError(
+        error.code,
+        `${error.message} (the server was stopped but not deleted: its models had not finished ` +
+          `within exitTimeoutSecs; it is freed when the process exits)`,
+      );
+    }
     children.close();
     await this.#deleteServer();
     if (this.#allocator) {

@@ -23,19 +23,17 @@ if (!process.env.TRITONSERVER_LIB && existsSync(fakeCore)) {
   process.env.TRITONSERVER_LIB = fakeCore;
 }
 
-/** Runs identity_int32 once and keeps its response (the queue's consumer owns it). */
+/** Runs identity_int32 once and keeps its response: the reader never moves past it, so the
+ * binding keeps Triton's response (a reader that moves on lets the binding release it). */
 async function keepOneResponse(server: Server): Promise<InferResponse> {
-  const kept: InferResponse[] = [];
-  for await (
-    const r of server.model("identity_int32").infer({
-      inputs: { INPUT0: { dtype: "INT32", shape: [1, 2], data: new Int32Array([5, 6]) } },
-      responseQueue: kept,
-    })
-  ) {
-    assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [5, 6]);
-  }
-  assert.equal(kept.length, 1);
-  return kept[0];
+  const stream = server.model("identity_int32").infer({
+    inputs: { INPUT0: { dtype: "INT32", shape: [1, 2], data: new Int32Array([5, 6]) } },
+  });
+  const { value: r } = await stream.next();
+  assert.ok(r !== undefined);
+  assert.deepEqual(Array.from(r.outputs.OUTPUT0.data as Int32Array), [5, 6]);
+  assert.equal(r.disposed, false, "Triton's response is still held");
+  return r;
 }
 
 /** Calls `TRITONSERVER_ServerStop` directly; returns its error (or undefined) and the time taken. */

@@ -178,7 +178,9 @@ sleep_stream_main(void* p)
   fc_factory* f = st->factory;
   bool ended = false;
   for (int32_t i = 0; i < st->count; ++i) {
-    fc_sched_sleep(m, f, st->delay_ms > 0 ? (uint64_t)st->delay_ms : 0);
+    /* As the Python model: asyncio.sleep() is not cut short by a cancellation,
+     * which is read after each sleep (only the fake's teardown cuts it). */
+    fc_sched_sleep(m, NULL, st->delay_ms > 0 ? (uint64_t)st->delay_ms : 0);
     if (fc_sched_stream_stop(m, f)) {
       fc_respond_error(
           f, fc_err(TRITONSERVER_ERROR_CANCELLED, "request cancelled"));

@@ -7,6 +7,7 @@
 #include "fake_core.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -157,6 +158,34 @@ settle_models_locked(fc_server* s)
     }
   }
   return held;
+}
+
+/* After a Stop that failed its exit timeout, a later Stop succeeds at once
+ * (the server is no longer READY) and the real core's ServerDelete then frees
+ * the server under the work still running on its threads: the process
+ * crashes (seen with a Python model still executing and unloading). The fake
+ * stops the process there too, saying why, so that a binding that deletes too
+ * early fails in CI as it would in production. (A model held live only by an
+ * undeleted response outlives the server instead: see fc_model_drop.) */
+static void
+abort_if_busy(fc_server* s)
+{
+  size_t inflight = 0;
+  pthread_mutex_lock(&s->mu);
+  for (fc_model* m = s->models; m; m = m->next) {
+    pthread_mutex_lock(&m->mu);
+    inflight += m->inflight;
+    pthread_mutex_unlock(&m->mu);
+  }
+  pthread_mutex_unlock(&s->mu);
+  if (inflight > 0) {
+    fprintf(
+        stderr,
+        "fake core: TRITONSERVER_ServerDelete with %zu inferences still running: "
+        "the real core frees what they use and crashes\n",
+        inflight);
+    abort();
+  }
 }
 
 static TRITONSERVER_Error*
@@ -353,6 +382,7 @@ TRITONSERVER_ServerDelete(TRITONSERVER_Server* server)
   if (err != NULL) {
     return err; /* as the real core: the server is not deleted */
   }
+  abort_if_busy(s);
   server_free(s);
   return NULL;
 }

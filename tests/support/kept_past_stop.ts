@@ -1,6 +1,6 @@
 /**
- * Run by lifecycle.test.ts in a child process: a response its user kept (through a response
- * queue) past `server.stop()` is disposed afterwards. The binding must not call into the deleted
+ * Run by lifecycle.test.ts in a child process: a response its user kept past `server.stop()`
+ * is disposed afterwards. The binding must not call into the deleted
  * server; the response becomes unreadable. Prints one JSON line.
  *
  * @module
@@ -9,25 +9,20 @@ import process from "node:process";
 import { type InferResponse, TritonError } from "../../mod.ts";
 import { fakeProbe, startServer } from "./env.ts";
 
-// The kept response holds its model, so stop() waits the whole exit timeout (as on the real core):
-// a short one, and identity_int32 alone, which a real core unloads within it (a model still
-// unloading when the timeout expires is not safe to delete the server under).
+// Triton's response is kept: the reader does not move past it (one that moves on lets the
+// binding release it). stop() releases it first, so it does not make the stop wait.
 const server = await startServer({
   modelControlMode: "explicit",
   startupModels: ["identity_int32"],
   exitTimeout: 1,
 });
-const kept: InferResponse[] = [];
-let value = -1;
-for await (
-  const r of server.model("identity_int32").infer({
-    inputs: { INPUT0: { dtype: "INT32", shape: [1, 2], data: new Int32Array([5, 6]) } },
-    responseQueue: kept, // the queue's consumer owns the response: the stream leaves it alone
-  })
-) {
-  value = (r.outputs.OUTPUT0.data as Int32Array)[1];
-}
-const [response] = kept;
+// 20,000 INT32 (80,000 bytes, past the copy limit): the output is a view of Triton's buffer.
+const n = 20_000;
+const stream = server.model("identity_int32").infer({
+  inputs: { INPUT0: { dtype: "INT32", shape: [1, n], data: new Int32Array(n).fill(6) } },
+});
+const response: InferResponse = (await stream.next()).value!;
+const value = (response.outputs.OUTPUT0.data as Int32Array)[n - 1];
 const disposedBeforeStop = response.disposed;
 await server.stop();
 let lazyAfterStop = "readable";

@@ -1,0 +1,22 @@
+// The package's build (`npm run build`; `npm pack` runs it as `prepack`): dist/ afresh, with the
+// JavaScript and `.d.ts` tsc emits for mod.ts and what it imports (tsconfig.build.json), and the
+// C sources Bun compiles at run time (ffi/c: the ring producer and the response allocator), which
+// the built modules find beside them as the sources do.
+import { execFileSync } from "node:child_process";
+import { cpSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = join(root, "dist");
+rmSync(dist, { recursive: true, force: true });
+const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
+  stdio: "inherit",
+  cwd: root,
+});
+cpSync(join(root, "ffi", "c"), join(dist, "ffi", "c"), {
+  recursive: true,
+  filter: (path) => statSync(path).isDirectory() || /\.[ch]$/.test(path),
+});

@@ -4,12 +4,14 @@
  * Pointers are numbers (NULL may arrive as `null` or `0`). Bun posts a threadsafe `JSCallback`
  * to the JS thread and lets the foreign thread go on at once, so a JS callback cannot hand a value
  * back to Triton: the response allocator is compiled from C source at run time with `cc()`
- * (TinyCC, built into Bun; nothing is prebuilt): see `compile`. Calls marked `mayBlock` do not deadlock on Bun
- * (callbacks never make a Triton thread wait for JS), so they run synchronously and resolve.
+ * (TinyCC, built into Bun; nothing is prebuilt): see `compile`. Calls marked `mayBlock` run on a
+ * thread of their own (bun_blocking_calls.ts), so the event loop goes on while Triton loads or
+ * stops.
  *
  * @module
  */
 import { fixedArity } from "./arity.ts";
+import { BlockingCalls, decodeResult, unsupportedBlockingCall } from "./bun_blocking_calls.ts";
 import { encodeCString } from "./cstring_cache.ts";
 import type { FfiType, SymbolDef } from "./symbols.ts";
 import type { CallbackDef, CompiledC, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
@@ -19,7 +21,7 @@ interface BunFfi {
   dlopen(
     path: string,
     defs: Record<string, { args: string[]; returns: string }>,
-  ): { symbols: Record<string, (...args: unknown[]) => unknown> };
+  ): { symbols: Record<string, ((...args: unknown[]) => unknown) & { ptr: number }> };
   cc(options: {
     source: string;
     define: Record<string, string>;
@@ -108,18 +110,20 @@ export const bunRuntime: FfiRuntime = {
     const lib = ffi.dlopen(path, bunDefs);
     const sync: Record<string, unknown> = {};
     const async: Record<string, unknown> = {};
+    let blocking: BlockingCalls | undefined;
     for (const [name, def] of Object.entries(defs)) {
-      const fn = wrap(def, lib.symbols[name]);
       if (def.mayBlock) {
-        async[name] = (...args: unknown[]) => {
-          try {
-            return Promise.resolve(fn(...args));
-          } catch (e) {
-            return Promise.reject(e);
-          }
+        const unsupported = unsupportedBlockingCall(def);
+        if (unsupported) {
+          throw new Error(`${name} cannot be called off the JS thread: ${unsupported}`);
+        }
+        const address = lib.symbols[name].ptr;
+        async[name] = async (...args: unknown[]) => {
+          blocking ??= new BlockingCalls(ffi);
+          return decodeResult(def.result, await blocking.call(address, def, args), readCString);
         };
       } else {
-        sync[name] = fn;
+        sync[name] = wrap(def, lib.symbols[name]);
       }
     }
     return { path, sync, async } as unknown as OpenedLibrary<S>;

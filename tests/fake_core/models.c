@@ -351,6 +351,8 @@ fc_executor_for(const fc_config* cfg, TRITONSERVER_Error** err)
     ex = &k_identity;
   } else if (strcmp(backend, "repeat") == 0) {
     ex = &k_repeat;
+  } else if (strcmp(backend, "python") == 0 && strcmp(cfg->name, "slow_load") == 0) {
+    ex = &k_identity; /* tests/slow_models/slow_load: an identity model in Python */
   } else if (strcmp(backend, "python") == 0) {
     ex = fc_python_executor(cfg->name);
   } else {

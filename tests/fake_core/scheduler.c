@@ -93,9 +93,25 @@ worker_main(void* arg)
   return NULL;
 }
 
+/* The config parameters initialize_delay_ms and finalize_delay_ms: as the
+ * Python model tests/slow_models/slow_load, whose initialize() and finalize()
+ * sleep that long, the load and the unload (ServerNew, ServerLoadModel,
+ * ServerStop) take that much longer. */
+static void
+model_delay(fc_model* m, const char* key)
+{
+  const char* v = m->cfg ? fc_config_param(m->cfg, key) : NULL;
+  long ms = v ? strtol(v, NULL, 10) : 0;
+  if (ms > 0) {
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+}
+
 void
 fc_sched_start(fc_model* m)
 {
+  model_delay(m, "initialize_delay_ms");
   size_t n = fc_config_instance_count(m->cfg);
   /* The model's metrics exist while its instances do. */
   fc_reporter* reporter = fc_reporter_acquire(m->name, m->version);
@@ -286,6 +302,7 @@ fc_sched_join(fc_model* m)
   for (size_t i = 0; i < n; ++i) {
     pthread_join(workers[i], NULL);
   }
+  model_delay(m, "finalize_delay_ms");
   pthread_mutex_lock(&m->mu);
   join_streams_locked(m, true);
   free(m->workers);

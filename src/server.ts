@@ -144,7 +144,8 @@ export class Server {
       if (start.waitUntilReady ?? true) await this.#waitReady(readyMs);
       return this;
     } catch (e) {
-      if (this.#state === "running") await this.stop();
+      // The start's own error is the one to report; a stop that times out too says less.
+      if (this.#state === "running") await this.stop().catch(() => {});
       this.#state = "stopped";
       throw e;
     }

@@ -7,7 +7,9 @@
 import { existsSync } from "node:fs";
 import process from "node:process";
 import { macrotask } from "../../ffi/macrotask.ts";
+import { LIBC_PATH, libcSymbols, RTLD_NODELETE, RTLD_NOW } from "../../ffi/libc.ts";
 import { ffiRuntime } from "../../ffi/runtime.ts";
+import type { FfiRuntime } from "../../ffi/types.ts";
 import { env } from "../../ffi/runtime.ts";
 import { type InferResponse, Server, type ServerOptions } from "../../mod.ts";
 
@@ -38,18 +40,27 @@ const fakeSymbols = {
 
 let fake: Promise<((kind: string) => number) | undefined> | undefined;
 
+/**
+ * Whether the library at `path` exports `symbol`, asked of `dlsym` with the library pinned
+ * (`RTLD_NODELETE`). Opening it through the runtime with a symbol it lacks fails, and the runtime
+ * then unloads it: a real libtritonserver.so loaded again afterwards registers its protobuf
+ * descriptors twice and aborts the process.
+ */
+function hasSymbol(ffi: FfiRuntime, path: string, symbol: string): boolean {
+  const libc = ffi.open(LIBC_PATH, libcSymbols).sync;
+  const handle = libc.dlopen(path, RTLD_NOW | RTLD_NODELETE);
+  return !ffi.isNull(handle) && !ffi.isNull(libc.dlsym(handle, symbol));
+}
+
 /** The fake core's `FAKECORE_LiveCount`, or undefined against a real core. */
 export function liveCounter(): Promise<((kind: string) => number) | undefined> {
   fake ??= (async () => {
     const path = env("TRITONSERVER_LIB");
     if (!path) return undefined;
     const ffi = await ffiRuntime();
-    try {
-      const lib = ffi.open(path, fakeSymbols);
-      return (kind: string) => Number(lib.sync.FAKECORE_LiveCount(kind));
-    } catch {
-      return undefined;
-    }
+    if (!hasSymbol(ffi, path, "FAKECORE_LiveCount")) return undefined;
+    const lib = ffi.open(path, fakeSymbols);
+    return (kind: string) => Number(lib.sync.FAKECORE_LiveCount(kind));
   })();
   return fake;
 }
@@ -143,6 +154,7 @@ export function fakeCuda(): Promise<FakeCuda | undefined> {
     const path = env("TRITONFFI_CUDART");
     if (!path || path === "none") return undefined;
     const ffi = await ffiRuntime();
+    if (!hasSymbol(ffi, path, "FAKECUDA_SetFail")) return undefined;
     try {
       const lib = ffi.open(path, fakeCudaSymbols).sync;
       return {

@@ -2,7 +2,8 @@
 // given), runs it and bench/bench.ts on Deno, Bun and Node against the same libtritonserver.so,
 // and, when TRITONSERVER_PYTHON names an interpreter that can `import tritonserver`, the same
 // scenarios through Triton's in-process Python API (bench/python_api.py) on the same library;
-// then writes bench/results/<core>.json and <core>.md (the tables, also printed).
+// then writes bench/results/<core>.json, <core>.md (the tables, also printed) and <core>.svg (a
+// chart of them).
 //
 // The real core is used when TRITONSERVER_LIB and TRITONSERVER_BACKEND_DIR are set; otherwise
 // the project's fake core (tests/fake_core, built into .build/fake_core/). Plain Node ESM.
@@ -14,7 +15,8 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { table } from "./table.mjs";
+import { machine, table } from "./table.mjs";
+import { chart } from "./chart.mjs";
 import { buildNativeClient } from "./native/build.mjs";
 import { runtimeCommand, toolchainBin } from "../tests/runtime_command.mjs";
 
@@ -208,6 +210,7 @@ for (const name of only) {
 const report = {
   date: new Date().toISOString(),
   core,
+  machine: machine(),
   library: env.TRITONSERVER_LIB,
   durationMs: Number(ms),
   rounds,
@@ -227,7 +230,8 @@ const report = {
 const md = table(report);
 writeFileSync(join(results, `${core}.json`), JSON.stringify(report, null, 2) + "\n");
 writeFileSync(join(results, `${core}.md`), md);
+writeFileSync(join(results, `${core}.svg`), chart(report));
 console.log("\n" + md);
 console.log(
-  `bench: wrote bench/results/${core}.json and ${core}.md (${report.seconds} s)`,
+  `bench: wrote bench/results/${core}.json, ${core}.md and ${core}.svg (${report.seconds} s)`,
 );

@@ -56,6 +56,12 @@ export function ratio(c, b, lowerIsBetter) {
   return lowerIsBetter ? c / b : b / c;
 }
 
+/** The machine this process runs on, as a report records it: CPU count and model. */
+export function machine() {
+  const cpu = cpus();
+  return { cpus: cpu.length, model: cpu[0]?.model ?? "CPU" };
+}
+
 /** The Python API's scenario results when that column ran, else undefined. */
 export function pythonScenarios(report) {
   return report.python?.ran ? report.python.scenarios : undefined;
@@ -78,11 +84,12 @@ export function table(report) {
   const present = RUNTIMES.filter((r) => bindings[r]);
   const py = pythonScenarios(report);
   const out = [];
-  const cpu = cpus();
+  // Reports written before they recorded their machine were rendered where they ran.
+  const host = report.machine ?? machine();
   out.push(
     `**${report.core === "real" ? "Real core" : "Fake core"}** (\`${
       report.core === "real" ? "libtritonserver.so, CPU-only build" : "tests/fake_core"
-    }\`), ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${report.date.slice(0, 10)}; ` +
+    }\`), ${host.cpus} × ${host.model}, ${report.date.slice(0, 10)}; ` +
       `${report.durationMs} ms per timed run; C hand-off: best of ${report.cRuns} runs ` +
       `interleaved with the bindings'; \`npm run bench\` took ${report.seconds} s.`,
   );

@@ -13,6 +13,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { loadavg } from "node:os";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { machine, table } from "./table.mjs";
@@ -30,6 +31,8 @@ const ms = env.BENCH_DURATION_MS ?? "1000";
 const rounds = Number(env.BENCH_ROUNDS ?? 2);
 const models = join(root, "tests", "models");
 const started = Date.now();
+// Other work on the machine moves every figure: the report keeps the 1-minute load average.
+const loadAtStart = loadavg()[0];
 
 function spawn(cmd, args, extraEnv, stderr) {
   return spawnSync(cmd, args, {
@@ -216,6 +219,7 @@ const report = {
   rounds,
   cRuns,
   seconds: Math.round((Date.now() - started) / 1000),
+  loadAverage: { start: loadAtStart, end: loadavg()[0] },
   native: c,
   bindings: js,
   jsCallbacks,

@@ -91,7 +91,11 @@ export function table(report) {
       report.core === "real" ? "libtritonserver.so, CPU-only build" : "tests/fake_core"
     }\`), ${host.cpus} × ${host.model}, ${report.date.slice(0, 10)}; ` +
       `${report.durationMs} ms per timed run; C hand-off: best of ${report.cRuns} runs ` +
-      `interleaved with the bindings'; \`npm run bench\` took ${report.seconds} s.`,
+      `interleaved with the bindings'; \`npm run bench\` took ${report.seconds} s` +
+      (report.loadAverage
+        ? `; load average (1 min) ${report.loadAverage.start.toFixed(1)} at the start, ` +
+          `${report.loadAverage.end.toFixed(1)} at the end.`
+        : "."),
   );
   out.push(
     "Binding figures are followed by their ratio to the C client's hand-off mode " +

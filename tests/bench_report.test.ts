@@ -47,6 +47,7 @@ function report(python: Record<string, unknown>) {
     rounds: 2,
     cRuns: 9,
     seconds: 300,
+    loadAverage: { start: 0.5, end: 1.26 },
     native: { handoff: c, direct: c },
     bindings: { deno: binding("2.9.6", 1), bun: binding("1.4.5", 0.5), node: binding("24", 2) },
     jsCallbacks: {},
@@ -89,6 +90,7 @@ test("table: the Python API's column, its ratios to C, empty FFI-layer cells", (
   assert.equal(row(md, "throughput c128, [1,16]")[6], "4000 (0.05×)");
   assert.equal(row(md, "1 stream × 100,000")[6], "12,000 (0.02×)");
   assert.equal(row(md, "*FFI layer*: latency c1")[6], "");
+  assert.match(md, /took 300 s; load average \(1 min\) 0\.5 at the start, 1\.3 at the end\.\n/);
   assert.match(md, /Columns run: C client \(direct, hand-off\), deno, bun, node; Python API: tri/);
   assert.deepEqual(row(md, "at least the Python API").slice(1), ["✓", "✗ (1 behind)", "✓"]);
 });

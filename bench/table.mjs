@@ -6,7 +6,7 @@ import { cpus } from "node:os";
 export const RUNTIMES = ["deno", "bun", "node"];
 
 /** [scenario, field (p50/p99 for latencies), label, lower is better]: the public API's rows. */
-export const ROWS = [
+const ROWS = [
   ["latency_1x16", "p50", "latency c1, INT32 [1,16], p50 µs", true],
   ["latency_1x16", "p99", "latency c1, INT32 [1,16], p99 µs", true],
   ["latency_8x16", "p50", "latency c1, INT32 [8,16], p50 µs", true],
@@ -51,7 +51,7 @@ function value(scenario, field) {
 }
 
 /** Binding / C for throughputs, C / binding for times: ≥ 1 means at least as fast as C. */
-export function ratio(c, b, lowerIsBetter) {
+function ratio(c, b, lowerIsBetter) {
   if (!c || !b) return undefined;
   return lowerIsBetter ? c / b : b / c;
 }

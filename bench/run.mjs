@@ -1,18 +1,23 @@
 // `npm run bench`: builds the C reference client (and the fake core when no real library is
 // given), runs it and bench/bench.ts on Deno, Bun and Node against the same libtritonserver.so,
-// then writes bench/results/<core>.json and bench/results/<core>.md and prints the table.
+// and, when TRITONSERVER_PYTHON names an interpreter that can `import tritonserver`, the same
+// scenarios through Triton's in-process Python API (bench/python_api.py) on the same library;
+// then writes bench/results/<core>.json, <core>.md (the tables, also printed) and <core>.svg (a
+// chart of them).
 //
 // The real core is used when TRITONSERVER_LIB and TRITONSERVER_BACKEND_DIR are set; otherwise
 // the project's fake core (tests/fake_core, built into .build/fake_core/). Plain Node ESM.
 //
 // Environment: BENCH_DURATION_MS (per timed run, default 1000), BENCH_RUNTIMES (default
-// "deno,bun,node"), BENCH_ROUNDS (rounds, best figures kept; default 2).
+// "deno,bun,node"), BENCH_ROUNDS (rounds, best figures kept; default 2), TRITONSERVER_PYTHON.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { loadavg } from "node:os";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { table } from "./table.mjs";
+import { machine, table } from "./table.mjs";
+import { chart } from "./chart.mjs";
 import { buildNativeClient } from "./native/build.mjs";
 import { runtimeCommand, toolchainBin } from "../tests/runtime_command.mjs";
 
@@ -26,16 +31,22 @@ const ms = env.BENCH_DURATION_MS ?? "1000";
 const rounds = Number(env.BENCH_ROUNDS ?? 2);
 const models = join(root, "tests", "models");
 const started = Date.now();
+// Other work on the machine moves every figure: the report keeps the 1-minute load average.
+const loadAtStart = loadavg()[0];
 
-function run(cmd, args, extraEnv = {}) {
-  const r = spawnSync(cmd, args, {
+function spawn(cmd, args, extraEnv, stderr) {
+  return spawnSync(cmd, args, {
     cwd: root,
     env: { ...env, ...extraEnv },
     encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", stderr],
     timeout: 5 * 60_000,
     maxBuffer: 64 << 20,
   });
+}
+
+function run(cmd, args, extraEnv = {}) {
+  const r = spawn(cmd, args, extraEnv, "inherit");
   if (r.status !== 0) {
     console.error(`bench: ${cmd} ${args.join(" ")} failed (${r.status ?? r.signal})`);
     process.stdout.write(r.stdout ?? "");
@@ -105,6 +116,59 @@ function binding(name, extraEnv) {
   return JSON.parse(readFileSync(file, "utf8"));
 }
 
+// ---- Triton's Python API, when there is an interpreter for it ----
+const pythonScript = join(root, "bench", "python_api.py");
+/** What the Python API column is: `ran` once it has figures, `note` says why not otherwise. */
+const python = { ran: false, note: "TRITONSERVER_PYTHON not set" };
+
+/** The last non-empty line of a child's stderr (or its error), for a note. */
+function lastLine(r) {
+  const lines = (r.stderr ?? "").split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  return lines.at(-1) ?? r.error?.message ?? `exit ${r.status ?? r.signal}`;
+}
+
+if (env.TRITONSERVER_PYTHON) {
+  const r = spawn(env.TRITONSERVER_PYTHON, [pythonScript, "--check"], {}, "pipe");
+  if (r.status === 0) {
+    python.version = r.stdout.trim();
+    python.note = undefined;
+  } else {
+    python.note = `${env.TRITONSERVER_PYTHON} cannot import tritonserver: ${lastLine(r)}`;
+  }
+  console.log(`bench: Python API: ${python.version ?? `not run (${python.note})`}`);
+}
+
+/** One run of bench/python_api.py; a failure is noted and ends the column (the bench goes on). */
+function pythonApi() {
+  const file = join(build, "python.json");
+  const r = spawn(env.TRITONSERVER_PYTHON, [pythonScript], {
+    BENCH_OUT: file,
+    BENCH_DURATION_MS: ms,
+    BENCH_MODELS: models,
+  }, "pipe");
+  process.stderr.write(r.stderr ?? "");
+  if (r.status !== 0) {
+    python.failed = `failed${python.ran ? " in a later round" : ""}: ${lastLine(r)}`;
+    console.error(`bench: Python API ${python.failed}`);
+    return;
+  }
+  const out = JSON.parse(readFileSync(file, "utf8"));
+  python.ran = true;
+  python.library = out.library;
+  python.scenarios = best(python.scenarios, out.scenarios);
+  const same = (a, b) => {
+    try {
+      return realpathSync(a) === realpathSync(b);
+    } catch {
+      return false;
+    }
+  };
+  if (!same(out.library ?? "", env.TRITONSERVER_LIB)) {
+    python.note = `ran on ${out.library ?? "an unknown library"}, not on TRITONSERVER_LIB`;
+  }
+}
+const pythonRuns = () => python.version !== undefined && python.failed === undefined;
+
 // The C client's hand-off mode runs before every runtime and once more at the end, so that load
 // from elsewhere on the machine cannot favour one side; the best C figures are the reference (a
 // conservative one for the ratios). The first C run also measures the raw calls, the memcpy and
@@ -126,6 +190,13 @@ for (let round = 0; round < rounds; round++) {
       scenarios: best(js[name].scenarios, r.scenarios),
     };
   }
+  if (pythonRuns()) {
+    console.log(`bench: round ${round + 1}/${rounds}: C client`);
+    c = best(c, native("handoff"));
+    cRuns++;
+    console.log(`bench: round ${round + 1}/${rounds}: Python API`);
+    pythonApi();
+  }
 }
 console.log("bench: C client");
 c = best(c, native("handoff"));
@@ -142,19 +213,29 @@ for (const name of only) {
 const report = {
   date: new Date().toISOString(),
   core,
+  machine: machine(),
   library: env.TRITONSERVER_LIB,
   durationMs: Number(ms),
   rounds,
   cRuns,
   seconds: Math.round((Date.now() - started) / 1000),
+  loadAverage: { start: loadAtStart, end: loadavg()[0] },
   native: c,
   bindings: js,
   jsCallbacks,
+  python: {
+    ran: python.ran,
+    note: python.failed ?? python.note,
+    version: python.version,
+    library: python.library,
+    scenarios: python.scenarios,
+  },
 };
 const md = table(report);
 writeFileSync(join(results, `${core}.json`), JSON.stringify(report, null, 2) + "\n");
 writeFileSync(join(results, `${core}.md`), md);
+writeFileSync(join(results, `${core}.svg`), chart(report));
 console.log("\n" + md);
 console.log(
-  `bench: wrote bench/results/${core}.json and bench/results/${core}.md (${report.seconds} s)`,
+  `bench: wrote bench/results/${core}.json, ${core}.md and ${core}.svg (${report.seconds} s)`,
 );

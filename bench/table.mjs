@@ -1,9 +1,11 @@
 // Formats a bench/run.mjs report as Markdown: every binding figure with its ratio to the C
-// client's hand-off mode (≥ 1 = as fast or faster), and the targets (c1 ≥ 0.8×, c128 ≥ 0.6×).
+// client's hand-off mode (≥ 1 = as fast or faster), Triton's Python API beside them when it ran,
+// and the targets (c1 ≥ 0.8×, c128 ≥ 0.6×, never behind the Python API).
 import { cpus } from "node:os";
 
-const RUNTIMES = ["deno", "bun", "node"];
+export const RUNTIMES = ["deno", "bun", "node"];
 
+/** [scenario, field (p50/p99 for latencies), label, lower is better]: the public API's rows. */
 const ROWS = [
   ["latency_1x16", "p50", "latency c1, INT32 [1,16], p50 µs", true],
   ["latency_1x16", "p99", "latency c1, INT32 [1,16], p99 µs", true],
@@ -36,7 +38,7 @@ const MICRO = [
   ["responseOutput", "InferenceResponseOutput"],
 ];
 
-function fmt(v) {
+export function fmt(v) {
   if (v === undefined || v === null || Number.isNaN(v)) return "—";
   if (v >= 10000) return Math.round(v).toLocaleString("en-US");
   if (v >= 100) return v.toFixed(0);
@@ -54,33 +56,65 @@ function ratio(c, b, lowerIsBetter) {
   return lowerIsBetter ? c / b : b / c;
 }
 
+/** The machine this process runs on, as a report records it: CPU count and model. */
+export function machine() {
+  const cpu = cpus();
+  return { cpus: cpu.length, model: cpu[0]?.model ?? "CPU" };
+}
+
+/** The Python API's scenario results when that column ran, else undefined. */
+export function pythonScenarios(report) {
+  return report.python?.ran ? report.python.scenarios : undefined;
+}
+
+/** One line that says which columns ran, and why the Python API did not when it did not. */
+function columnsNote(report, present) {
+  const py = report.python;
+  const how = "the blocking `model.infer()` at concurrency 1, asyncio `model.async_infer()` " +
+    "tasks otherwise, outputs read through zero-copy NumPy views";
+  const pyNote = py?.ran
+    ? `Python API: ${py.version} (Triton's in-process \`tritonserver\` package on the same ` +
+      `core and models; ${how}${py.note ? `; ${py.note}` : ""})`
+    : `Python API: not run (${py?.note ?? "not in this report"})`;
+  return `Columns run: C client (direct, hand-off), ${present.join(", ")}; ${pyNote}.`;
+}
+
 export function table(report) {
   const { native, bindings, jsCallbacks } = report;
   const present = RUNTIMES.filter((r) => bindings[r]);
+  const py = pythonScenarios(report);
   const out = [];
-  const cpu = cpus();
+  // Reports written before they recorded their machine were rendered where they ran.
+  const host = report.machine ?? machine();
   out.push(
     `**${report.core === "real" ? "Real core" : "Fake core"}** (\`${
       report.core === "real" ? "libtritonserver.so, CPU-only build" : "tests/fake_core"
-    }\`), ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${report.date.slice(0, 10)}; ` +
+    }\`), ${host.cpus} × ${host.model}, ${report.date.slice(0, 10)}; ` +
       `${report.durationMs} ms per timed run; C hand-off: best of ${report.cRuns} runs ` +
-      `interleaved with the bindings'; \`npm run bench\` took ${report.seconds} s.`,
+      `interleaved with the bindings'; \`npm run bench\` took ${report.seconds} s` +
+      (report.loadAverage
+        ? `; load average (1 min) ${report.loadAverage.start.toFixed(1)} at the start, ` +
+          `${report.loadAverage.end.toFixed(1)} at the end.`
+        : "."),
   );
   out.push(
     "Binding figures are followed by their ratio to the C client's hand-off mode " +
       "(≥ 1× = as fast as C or faster).",
   );
+  out.push(columnsNote(report, present));
   out.push("");
+  const withRatio = (b, c, lower) => {
+    const q = ratio(c, b, lower);
+    return b === undefined ? "—" : `${fmt(b)} (${q === undefined ? "—" : q.toFixed(2)}×)`;
+  };
   const versions = present.map((r) => `${r} ${bindings[r].version} (${bindings[r].callbacks})`);
+  if (py) versions.push("Python API");
   out.push(`| scenario | C direct | C hand-off | ${versions.join(" | ")} |`);
-  out.push(`|---|--:|--:|${present.map(() => "--:").join("|")}|`);
+  out.push(`|---|--:|--:|${versions.map(() => "--:").join("|")}|`);
   for (const [key, field, label, lower] of ROWS) {
     const c = value(native.handoff[key], field);
-    const cells = present.map((r) => {
-      const b = value(bindings[r].scenarios[key], field);
-      const q = ratio(c, b, lower);
-      return b === undefined ? "—" : `${fmt(b)} (${q === undefined ? "—" : q.toFixed(2)}×)`;
-    });
+    const cells = present.map((r) => withRatio(value(bindings[r].scenarios[key], field), c, lower));
+    if (py) cells.push(withRatio(value(py[key], field), c, lower));
     out.push(
       `| ${label} | ${fmt(value(native.direct[key], field))} | ${fmt(c)} | ${cells.join(" | ")} |`,
     );
@@ -88,11 +122,8 @@ export function table(report) {
   for (const [key, field, label, lower] of FLOOR_ROWS) {
     // The late-issue row has no C counterpart of its own: its ratio is to the C hand-off latency.
     const c = value(native.handoff[key] ?? native.handoff.latency_1x16, field);
-    const cells = present.map((r) => {
-      const b = value(bindings[r].floor?.[key], field);
-      const q = ratio(c, b, lower);
-      return b === undefined ? "—" : `${fmt(b)} (${q === undefined ? "—" : q.toFixed(2)}×)`;
-    });
+    const cells = present.map((r) => withRatio(value(bindings[r].floor?.[key], field), c, lower));
+    if (py) cells.push(""); // the FFI layer is the binding's own: Python has no counterpart
     out.push(
       `| ${label} | ${fmt(value(native.direct[key], field))} | ${fmt(c)} | ${cells.join(" | ")} |`,
     );
@@ -107,7 +138,8 @@ export function table(report) {
   );
   out.push("");
   out.push(
-    "Targets (ratio to the C hand-off client): concurrency 1 ≥ 0.8×, concurrency 128 ≥ 0.6×.",
+    "Targets (ratio to the C hand-off client): concurrency 1 ≥ 0.8×, concurrency 128 ≥ 0.6×" +
+      (py ? "; and never behind the Python API." : "."),
   );
   out.push("");
   out.push(`| target | ${present.join(" | ")} |`);
@@ -156,6 +188,16 @@ export function table(report) {
       floorTarget("throughput_c128_1x16", null, false, 0.6).join(" | ")
     } |`,
   );
+  if (py) {
+    const behind = present.map((r) => {
+      const rows = ROWS.filter(([key, field, , lower]) => {
+        const q = ratio(value(py[key], field), value(bindings[r].scenarios[key], field), lower);
+        return q !== undefined && q < 1;
+      });
+      return rows.length === 0 ? "✓" : `✗ (${rows.length} behind)`;
+    });
+    out.push(`| at least the Python API on every scenario row | ${behind.join(" | ")} |`);
+  }
   out.push("");
 
   out.push("Raw FFI cost of the hot calls, median ns per call (ratio: C / binding):");

@@ -1,0 +1,151 @@
+/**
+ * The bench's report writers on a fixed report (no run, no core): bench/table.mjs puts the Python
+ * API's column beside the bindings' with its ratios, leaves its FFI-layer cells empty, says which
+ * columns ran, and counts the rows a runtime is behind it on; bench/chart.mjs draws a bar per
+ * runtime and scenario and the C and Python references as lines, all on the panel's one scale.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { chart, PANELS } from "../bench/chart.mjs";
+import { table } from "../bench/table.mjs";
+
+const scenarios = (scale: number) => ({
+  latency_1x16: { p50: 40 / scale, p99: 90 / scale, count: 1000 },
+  latency_8x16: { p50: 50 / scale, p99: 100 / scale, count: 1000 },
+  throughput_c16_1x16: 60_000 * scale,
+  throughput_c128_1x16: 64_000 * scale,
+  throughput_c16_8x16: 50_000 * scale,
+  throughput_c128_8x16: 52_000 * scale,
+  stream_1x100000: 90_000 * scale,
+  stream_128x1000: 80_000 * scale,
+});
+
+function report(python: Record<string, unknown>) {
+  const c = {
+    latency_1x16: { p50: 20, p99: 80, count: 5000 },
+    latency_8x16: { p50: 25, p99: 90, count: 5000 },
+    throughput_c16_1x16: 100_000,
+    throughput_c128_1x16: 80_000,
+    throughput_c16_8x16: 90_000,
+    throughput_c128_8x16: 70_000,
+    stream_1x100000: 600_000,
+    stream_128x1000: 400_000,
+  };
+  const binding = (version: string, scale: number) => ({
+    version,
+    callbacks: "native",
+    scenarios: scenarios(scale),
+    floor: { latency_1x16: { p50: 30, p99: 60, count: 1 }, throughput_c128_1x16: 70_000 },
+  });
+  return {
+    date: "2026-12-01T00:00:00.000Z",
+    core: "real",
+    machine: { cpus: 2, model: "AMD EPYC" },
+    durationMs: 1000,
+    rounds: 2,
+    cRuns: 9,
+    seconds: 300,
+    loadAverage: { start: 0.5, end: 1.26 },
+    native: { handoff: c, direct: c },
+    bindings: { deno: binding("2.9.6", 1), bun: binding("1.4.5", 0.5), node: binding("24", 2) },
+    jsCallbacks: {},
+    python,
+  };
+}
+
+const ran = {
+  ran: true,
+  version: "tritonserver 2.70.0, Python 3.11.2",
+  scenarios: {
+    latency_1x16: { p50: 200, p99: 400, count: 100 },
+    latency_8x16: { p50: 250, p99: 150, count: 100 }, // bun's p99 (200) is behind this one
+    throughput_c16_1x16: 4000,
+    throughput_c128_1x16: 4000,
+    throughput_c16_8x16: 3000,
+    throughput_c128_8x16: 3000,
+    stream_1x100000: 12_000,
+    stream_128x1000: 10_000,
+  },
+};
+
+/** The cells of the Markdown table row whose label starts with `label`. */
+function row(md: string, label: string): string[] {
+  const line = md.split("\n").find((l) => l.startsWith(`| ${label}`));
+  assert.ok(line, `no row "${label}"`);
+  return line.split("|").slice(1, -1).map((c) => c.trim());
+}
+
+test("table: the Python API's column, its ratios to C, empty FFI-layer cells", () => {
+  const md = table(report(ran));
+  assert.deepEqual(row(md, "scenario").slice(3), [
+    "deno 2.9.6 (native)",
+    "bun 1.4.5 (native)",
+    "node 24 (native)",
+    "Python API",
+  ]);
+  // C hand-off p50 20 µs against 200 µs; 80,000/s against 4000/s.
+  assert.equal(row(md, "latency c1, INT32 [1,16], p50 µs")[6], "200 (0.10×)");
+  assert.equal(row(md, "throughput c128, [1,16]")[6], "4000 (0.05×)");
+  assert.equal(row(md, "1 stream × 100,000")[6], "12,000 (0.02×)");
+  assert.equal(row(md, "*FFI layer*: latency c1")[6], "");
+  assert.match(md, /took 300 s; load average \(1 min\) 0\.5 at the start, 1\.3 at the end\.\n/);
+  assert.match(md, /Columns run: C client \(direct, hand-off\), deno, bun, node; Python API: tri/);
+  assert.deepEqual(row(md, "at least the Python API").slice(1), ["✓", "✗ (1 behind)", "✓"]);
+});
+
+test("table: says why the Python API did not run, and has no column for it", () => {
+  const md = table(report({ ran: false, note: "TRITONSERVER_PYTHON not set" }));
+  assert.match(md, /; Python API: not run \(TRITONSERVER_PYTHON not set\)\.\n/);
+  assert.equal(row(md, "scenario").length, 6);
+  assert.equal(row(md, "latency c1, INT32 [1,16], p50 µs").length, 6);
+  assert.doesNotMatch(md, /at least the Python API/);
+});
+
+/** Every `<tag ...>` of the SVG with its attributes. */
+function elements(svg: string, tag: string): Record<string, string>[] {
+  return [...svg.matchAll(new RegExp(`<${tag} ([^>]*)/?>`, "g"))].map((m) =>
+    Object.fromEntries([...m[1].matchAll(/([\w-]+)="([^"]*)"/g)].map((a) => [a[1], a[2]]))
+  );
+}
+
+test("chart: a bar per runtime and scenario, the C and Python lines on the same scale", () => {
+  const r = report(ran);
+  const svg = chart(r);
+  assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.match(svg, /<\/svg>\n$/);
+  const bars = elements(svg, "rect").filter((e) => e.class === "bar");
+  const refs = elements(svg, "line").filter((e) => e.class === "ref");
+  assert.equal(bars.length, PANELS.length * 3);
+  assert.equal(refs.length, PANELS.length * 2);
+  PANELS.forEach(([key, field], i) => {
+    const pick = (v: unknown) => (field ? (v as Record<string, number>)[field] : v) as number;
+    const mine = bars.slice(i * 3, i * 3 + 3);
+    assert.deepEqual(mine.map((b) => b["data-runtime"]), ["deno", "bun", "node"]);
+    const bottom = Number(mine[0].y) + Number(mine[0].height);
+    const perUnit = Number(mine[0].height) / pick(r.bindings.deno.scenarios[key as "latency_1x16"]);
+    for (const b of mine) {
+      const runtime = b["data-runtime"] as "deno" | "bun" | "node";
+      const v = pick(r.bindings[runtime].scenarios[key as "latency_1x16"]);
+      assert.equal(Number(b["data-value"]), v);
+      assert.ok(Math.abs(Number(b.height) - v * perUnit) < 0.2, `${key} ${runtime} height`);
+      assert.ok(Math.abs(Number(b.y) + Number(b.height) - bottom) < 0.2, `${key} baseline`);
+    }
+    const [c, py] = refs.slice(i * 2, i * 2 + 2);
+    assert.equal(c["data-ref"], "c");
+    assert.equal(py["data-ref"], "python");
+    const cv = pick(r.native.handoff[key as "latency_1x16"]);
+    const pv = pick(ran.scenarios[key as "latency_1x16"]);
+    assert.ok(Math.abs(bottom - Number(c.y1) - cv * perUnit) < 0.2, `${key} C line`);
+    assert.ok(Math.abs(bottom - Number(py.y1) - pv * perUnit) < 0.2, `${key} Python line`);
+  });
+});
+
+test("chart: without the Python API, no Python line and the legend says why", () => {
+  const svg = chart(report({ ran: false, note: "TRITONSERVER_PYTHON not set" }));
+  const refs = elements(svg, "line").filter((e) => e.class === "ref");
+  assert.equal(refs.length, PANELS.length);
+  assert.ok(refs.every((e) => e["data-ref"] === "c"));
+  assert.match(svg, />Python API: not run \(TRITONSERVER_PYTHON not set\)</);
+});

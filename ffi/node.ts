@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { fixedArity } from "./arity.ts";
+import { checkCString } from "./cstring_cache.ts";
 import type { FfiType, SymbolDef } from "./symbols.ts";
 import type { CallbackDef, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
@@ -62,6 +64,24 @@ function koffiCallbackType(t: FfiType): string {
   return t === "buf" || t === "cstr" ? "uintptr_t" : koffiType(t);
 }
 
+/** `fn` refusing strings that C would cut short, where `def` has `cstr` parameters (koffi
+ * passes a JS string as it is: up to its first NUL for C). */
+function checkStrings(def: SymbolDef, fn: KoffiFn): KoffiFn {
+  if (!def.parameters.includes("cstr")) return fn;
+  const conv = def.parameters.map((t) => (t === "cstr" ? checkString : undefined));
+  const checked = fixedArity(def.parameters.length, fn, conv) as KoffiFn;
+  checked.async = (...args: unknown[]) => {
+    def.parameters.forEach((t, i) => t === "cstr" && checkString(args[i]));
+    return fn.async(...args);
+  };
+  return checked;
+}
+
+const checkString = (s: unknown) => {
+  if (typeof s === "string") checkCString(s);
+  return s;
+};
+
 function toPtr(p: number): Ptr {
   return p as unknown as Ptr;
 }
@@ -93,7 +113,10 @@ export const nodeRuntime: FfiRuntime = {
     const sync: Record<string, unknown> = {};
     const async: Record<string, unknown> = {};
     for (const [name, def] of Object.entries(defs)) {
-      const fn = lib.func(name, koffiType(def.result), def.parameters.map(koffiType));
+      const fn = checkStrings(
+        def,
+        lib.func(name, koffiType(def.result), def.parameters.map(koffiType)),
+      );
       const wide = def.result === "i64" || def.result === "u64" || def.result === "usize";
       if (def.mayBlock) {
         async[name] = (...args: unknown[]) =>

@@ -5,44 +5,14 @@
  */
 import { ErrorCode, type ErrorCodeName } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
+import { TritonError } from "../ffi/triton_error.ts";
 import type { Ptr } from "../ffi/types.ts";
+
+export { TritonError };
 
 const codeNames = Object.fromEntries(
   Object.entries(ErrorCode).map(([name, value]) => [value, name]),
 ) as Record<number, ErrorCodeName>;
-
-/**
- * An error reported by Triton (a `TRITONSERVER_Error`), or detected by the binding before any C
- * call, carrying a Triton error code.
- *
- * @example
- * ```ts
- * try {
- *   await server.model("nope").infer({ inputs: {} }).next();
- * } catch (e) {
- *   if (e instanceof TritonError && e.code === "NOT_FOUND") console.log(e.message);
- * }
- * ```
- */
-export class TritonError extends Error {
-  override name = "TritonError";
-  /** Triton's error code (`TRITONSERVER_Error_Code`), e.g. `"INVALID_ARG"`. */
-  readonly code: ErrorCodeName;
-
-  /**
-   * @param code the Triton error code name.
-   * @param message what went wrong (Triton's own message where Triton reported it).
-   */
-  constructor(code: ErrorCodeName, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
-
-  /** The numeric `TRITONSERVER_Error_Code`. */
-  get codeValue(): number {
-    return ErrorCode[this.code];
-  }
-}
 
 /**
  * Converts a `TRITONSERVER_Error*` into a {@link TritonError}. With `owned`, the C error is deleted

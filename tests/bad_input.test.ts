@@ -128,3 +128,22 @@ test("a failed request leaves the next one working", async () => {
   const [r] = await collect(server.model("add_sub").infer({ inputs: good }));
   assert.equal((r.outputs.OUTPUT0.data as Float32Array).length, 16);
 });
+
+test("a string holding a NUL character is INVALID_ARG, never cut short where C would end it", async () => {
+  const server = await sharedServer();
+  const nul = isTritonError("INVALID_ARG", /NUL character at index 7/);
+  // Each of these would otherwise reach Triton as "add_sub", "request" or "INPUT0".
+  assert.throws(() => server.model("add_sub\0x").infer({ inputs: good }), nul);
+  assert.throws(
+    () => server.model("add_sub").infer({ inputs: good, id: "request\0-7" }),
+    isTritonError("INVALID_ARG", /NUL character/),
+  );
+  assert.throws(
+    () => server.model("add_sub").infer({ inputs: { ...good, "INPUT0\0": new Float32Array(16) } }),
+    isTritonError("INVALID_ARG", /NUL character/),
+  );
+  await assert.rejects(server.loadModel("add_sub\0x"), isTritonError("INVALID_ARG", /add_sub/));
+  await assertNoLiveRequests();
+  const [r] = await collect(server.model("add_sub").infer({ inputs: good }));
+  assert.equal(r.output("OUTPUT0", "FP32").data.length, 16);
+});

@@ -115,3 +115,22 @@ test("ServerModelIsReady after an unload returns false, not an error", async () 
     await server.stop();
   }
 });
+
+test("a response held past unloadModel keeps its model UNLOADING until it is deleted", async () => {
+  const server = await identityServer(5);
+  try {
+    const response = await keepOneResponse(server);
+    await server.unloadModel("identity_int32");
+    const state = () => server.models().find((m) => m.name === "identity_int32")?.state;
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(state(), "UNLOADING", "the held response keeps the model");
+    response.dispose();
+    const deadline = Date.now() + 5000;
+    while (state() !== "UNAVAILABLE") {
+      assert.ok(Date.now() < deadline, `still ${state()} 5 s after the response was deleted`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    await server.stop();
+  }
+});

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char*
@@ -685,6 +686,20 @@ unloader_main(void* p)
   unloader_arg* a = p;
   fc_core_thread = 1;
   fc_model_shutdown(a->model);
+  /* As the real core, where a response holds a shared_ptr to its model: a
+   * model that a live response still holds stays UNLOADING until the
+   * response is deleted. A ServerStop ends the wait (its own loop then
+   * counts the model live until the exit timeout). */
+  for (;;) {
+    pthread_mutex_lock(&a->server->mu);
+    bool exiting = a->server->state == FC_SS_EXITING;
+    pthread_mutex_unlock(&a->server->mu);
+    if (exiting || !fc_model_held(a->model)) {
+      break;
+    }
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = 5 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   pthread_mutex_lock(&a->server->mu);
   if (a->model->state == FC_MS_UNLOADING || a->model->state == FC_MS_READY) {
     set_state_locked(a->model, FC_MS_UNAVAILABLE, "unloaded");

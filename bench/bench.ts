@@ -36,6 +36,22 @@ const server = await new Server({
   logWarn: false,
 }).start();
 const lib = await loadTriton();
+
+/** Runs the scenarios, which never dispose a response, and the process's RSS (MiB) before and
+ * after them with the responses still held by the server: what memory a user who never disposes
+ * sees (the binding's budget bounds it). */
+async function measuredMemory<T>(run: () => Promise<T>): Promise<{
+  scenarios: T;
+  memory: { rssBeforeMiB: number; rssAfterMiB: number; liveResponsesAfter: number };
+}> {
+  const rss = () => process.memoryUsage().rss / 2 ** 20;
+  const rssBeforeMiB = rss();
+  const scenarios = await run();
+  return {
+    scenarios,
+    memory: { rssBeforeMiB, rssAfterMiB: rss(), liveResponsesAfter: server.liveResponses },
+  };
+}
 const table = lib.binding.callbacks;
 const versions = (globalThis as { process?: { versions: Record<string, string> } }).process
   ?.versions ?? {};
@@ -52,7 +68,7 @@ const results = {
   micro: only("micro") ? await micro(lib, server.inferTarget("identity_int32", -1)) : undefined,
   bigOutput: only("bigOutput") ? await bigOutput(server, lib) : undefined,
   floor: only("floor") ? await floor(lib, server.inferTarget("identity_int32", -1), ms) : undefined,
-  scenarios: await inference(server, ms, only),
+  ...(await measuredMemory(() => inference(server, ms, only))),
 };
 await server.stop();
 const json = JSON.stringify(results, null, 2);

@@ -239,6 +239,28 @@ export function table(report) {
   );
   out.push("");
 
+  if (present.some((r) => bindings[r].memory)) {
+    out.push(
+      "Memory of a user who never disposes: the process's RSS before and after all the scenarios " +
+        "above (none disposes a response), and the native responses still held after them:",
+    );
+    out.push("");
+    out.push(`| | ${present.join(" | ")} |`);
+    out.push(`|---|${present.map(() => "--:").join("|")}|`);
+    const mem = (f) =>
+      present.map((r) => {
+        const m = bindings[r].memory;
+        return m === undefined ? "—" : f(m);
+      }).join(" | ");
+    out.push(
+      `| RSS MiB, before → after | ${
+        mem((m) => `${m.rssBeforeMiB.toFixed(0)} → ${m.rssAfterMiB.toFixed(0)}`)
+      } |`,
+    );
+    out.push(`| native responses held after | ${mem((m) => String(m.liveResponsesAfter))} |`);
+    out.push("");
+  }
+
   if (Object.keys(jsCallbacks ?? {}).length > 0) {
     out.push(
       "The same binding with `TRITONFFI_CALLBACKS=js` (JS callbacks that Triton's threads wait on):",

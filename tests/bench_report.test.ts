@@ -38,6 +38,7 @@ function report(python: Record<string, unknown>) {
     callbacks: "native",
     scenarios: scenarios(scale),
     floor: { latency_1x16: { p50: 30, p99: 60, count: 1 }, throughput_c128_1x16: 70_000 },
+    memory: { rssBeforeMiB: 60.2 * scale, rssAfterMiB: 170.6 * scale, liveResponsesAfter: 256 },
   });
   return {
     date: "2026-12-01T00:00:00.000Z",
@@ -148,4 +149,14 @@ test("chart: without the Python API, no Python line and the legend says why", ()
   assert.equal(refs.length, PANELS.length);
   assert.ok(refs.every((e) => e["data-ref"] === "c"));
   assert.match(svg, />Python API: not run \(TRITONSERVER_PYTHON not set\)</);
+});
+
+test("table: the RSS before and after the scenarios, and the responses still held", () => {
+  const md = table(report(ran));
+  assert.deepEqual(row(md, "RSS MiB, before → after").slice(1), [
+    "60 → 171",
+    "30 → 85",
+    "120 → 341",
+  ]);
+  assert.deepEqual(row(md, "native responses held after").slice(1), ["256", "256", "256"]);
 });

@@ -33,12 +33,12 @@ async function ticksDuring<T>(op: () => Promise<T>): Promise<Timed<T>> {
 }
 
 /** The call took slow_load's delay, and the timer ran through it (a blocked event loop runs a
- * timer at most once, after the call returns). */
+ * timer at most once, after the call returns; a loaded machine delays ticks, hence an eighth). */
 function assertTicked(what: string, { ms, ticks }: Timed<unknown>): void {
   assert.ok(ms >= 350, `${what} took ${ms.toFixed(0)} ms: slow_load's 400 ms delay did not apply`);
   const expected = ms / TICK_MS;
   assert.ok(
-    ticks >= expected / 4,
+    ticks >= expected / 8,
     `${what}: the timer ticked ${ticks} times in ${ms.toFixed(0)} ms (about ${
       expected.toFixed(0)
     } expected): the event loop was blocked`,

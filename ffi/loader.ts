@@ -107,7 +107,10 @@ async function open(explicit?: string): Promise<TritonLibrary> {
     }
     return bind(ffi, path, version);
   }
-  const hint = deniedEnv.has("TRITONSERVER_LIB")
+  const denied = lastError instanceof Error && lastError.name === "NotCapable";
+  const hint = denied
+    ? "Deno refused to load a library: run it with --allow-ffi."
+    : deniedEnv.has("TRITONSERVER_LIB")
     ? "TRITONSERVER_LIB could not be read: run Deno with --allow-env."
     : "Set TRITONSERVER_LIB to the library's path.";
   throw new LibraryLoadError(

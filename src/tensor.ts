@@ -229,8 +229,8 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     if (this.#lease?.disposed) {
       throw new TritonError(
         "UNAVAILABLE",
-        `${this.dtype} tensor [${this.shape.join(", ")}] was released with its response; ` +
-          "copy() it before the response is disposed",
+        `${this.dtype} tensor [${this.shape.join(", ")}] was released with its response ` +
+          "(disposed, or its server stopped): copy() it before then",
       );
     }
     return this.#data;

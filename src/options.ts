@@ -148,8 +148,10 @@ export interface ServerOptions {
   readonly exitOnError?: boolean;
   /** Ready only when every model is ready (`TRITONSERVER_ServerOptionsSetStrictReadiness`). */
   readonly strictReadiness?: boolean;
-  /** Seconds `stop()` waits for in-flight work, an integer >= 0
-   * (`TRITONSERVER_ServerOptionsSetExitTimeout`; Triton's `--exit-timeout-secs`). Default 30. */
+  /** Seconds `stop()` waits for in-flight work and for the models to unload, an integer >= 0
+   * (`TRITONSERVER_ServerOptionsSetExitTimeout`; Triton's `--exit-timeout-secs`). Default 30.
+   * When it expires first, `stop()` throws `INTERNAL` and leaves the server undeleted (see
+   * `Server.stop`); the real core checks its unloads once a second, so 0 always expires there. */
   readonly exitTimeoutSecs?: number;
   /** The old name of {@link exitTimeoutSecs}, also in seconds; give one of the two. */
   readonly exitTimeout?: number;

@@ -83,7 +83,7 @@ export class BlockingCalls {
       const start = this.#compiled();
       this.#pending.set(id, { resolve, result, keep: [keep, words] });
       this.#keepAlive ??= setInterval(() => {}, 2 ** 30);
-      const rc = start(address, this.#ffi.ptr(words), this.#ffi.ptr(result), id, this.#done);
+      const rc = start(address, this.#address(words), this.#address(result), id, this.#done);
       if (rc !== 0) {
         this.#settled(id);
         reject(new Error(`cannot start a thread for a blocking call (error ${rc})`));
@@ -119,6 +119,14 @@ export class BlockingCalls {
     return pending;
   }
 
+  /** The address of `view`'s bytes, which the C thread reads or writes after this call returns:
+   * reading `.buffer` first gives a small typed array a backing store of its own, at an address
+   * that stays. */
+  #address(view: ArrayBufferView): number {
+    void view.buffer;
+    return this.#ffi.ptr(view);
+  }
+
   /** One argument as the 64-bit word the C thread passes. */
   #word(type: FfiType, value: unknown, keep: unknown[]): bigint {
     switch (type) {
@@ -129,13 +137,13 @@ export class BlockingCalls {
         // An empty array (a count of 0 goes with it) has no address: NULL.
         if (view === null || view === undefined || view.byteLength === 0) return 0n;
         keep.push(view);
-        return BigInt(this.#ffi.ptr(view));
+        return BigInt(this.#address(view));
       }
       case "cstr": {
         if (value === null || value === undefined) return 0n;
         const bytes = encodeCString(value as string);
         keep.push(bytes);
-        return BigInt(this.#ffi.ptr(bytes));
+        return BigInt(this.#address(bytes));
       }
       case "bool":
         return value ? 1n : 0n;

@@ -9,7 +9,7 @@
  * @module
  */
 import { fixedArity } from "./arity.ts";
-import { checkCString } from "./cstring_cache.ts";
+import { encodeCString } from "./cstring_cache.ts";
 import type { FfiType, SymbolDef } from "./symbols.ts";
 import type { CallbackDef, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
@@ -64,23 +64,31 @@ function koffiCallbackType(t: FfiType): string {
   return t === "buf" || t === "cstr" ? "uintptr_t" : koffiType(t);
 }
 
-/** `fn` refusing strings that C would cut short, where `def` has `cstr` parameters (koffi
- * passes a JS string as it is: up to its first NUL for C). */
-function checkStrings(def: SymbolDef, fn: KoffiFn): KoffiFn {
-  if (!def.parameters.includes("cstr")) return fn;
-  const conv = def.parameters.map((t) => (t === "cstr" ? checkString : undefined));
-  const checked = fixedArity(def.parameters.length, fn, conv) as KoffiFn;
-  checked.async = (...args: unknown[]) => {
-    def.parameters.forEach((t, i) => t === "cstr" && checkString(args[i]));
-    return fn.async(...args);
-  };
-  return checked;
+/** Parameters: a `cstr` goes in as its encoded bytes (`ffi/cstring_cache.ts`: cached, and a
+ * string holding a NUL is refused), as on Deno and Bun, not as a JS string koffi would encode per
+ * call and C would read only up to its first NUL. */
+function koffiParameterType(t: FfiType): string {
+  return t === "cstr" ? "void *" : koffiType(t);
 }
 
-const checkString = (s: unknown) => {
-  if (typeof s === "string") checkCString(s);
-  return s;
-};
+/** `fn` taking strings for its `cstr` parameters (see {@link koffiParameterType}). */
+function withStrings(def: SymbolDef, fn: KoffiFn): KoffiFn {
+  if (!def.parameters.includes("cstr")) return fn;
+  const conv = def.parameters.map((t) => (t === "cstr" ? toCString : undefined));
+  const wrapped = fixedArity(def.parameters.length, fn, conv) as KoffiFn;
+  wrapped.async = (...args: unknown[]) => {
+    // The call runs on another thread: the encoded strings stay referenced until it is done.
+    const done = args.pop() as (err: unknown, value: unknown) => void;
+    const converted = args.map((a, i) => (def.parameters[i] === "cstr" ? toCString(a) : a));
+    fn.async(...converted, (err: unknown, value: unknown) => {
+      void converted;
+      done(err, value);
+    });
+  };
+  return wrapped;
+}
+
+const toCString = (s: unknown) => (s === null ? null : encodeCString(s as string));
 
 function toPtr(p: number): Ptr {
   return p as unknown as Ptr;
@@ -113,9 +121,9 @@ export const nodeRuntime: FfiRuntime = {
     const sync: Record<string, unknown> = {};
     const async: Record<string, unknown> = {};
     for (const [name, def] of Object.entries(defs)) {
-      const fn = checkStrings(
+      const fn = withStrings(
         def,
-        lib.func(name, koffiType(def.result), def.parameters.map(koffiType)),
+        lib.func(name, koffiType(def.result), def.parameters.map(koffiParameterType)),
       );
       const wide = def.result === "i64" || def.result === "u64" || def.result === "usize";
       if (def.mayBlock) {

@@ -6,6 +6,7 @@
  */
 import { LogLevel } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
+import { checkCString } from "../ffi/cstring_cache.ts";
 import { check, TritonError } from "./errors.ts";
 
 /** A Triton log level. */
@@ -52,9 +53,12 @@ export function logMessage(
   line = 0,
 ): boolean {
   const lvl = code(level);
-  if (typeof message !== "string" || message.includes("\0") || file.includes("\0")) {
+  if (typeof message !== "string") {
     throw new TritonError("INVALID_ARG", "log message and file must be strings without NUL");
   }
+  // Refused even when the level is disabled (and nothing reaches C).
+  checkCString(message);
+  checkCString(file);
   if (!Number.isInteger(line) || line < 0 || line > 0x7fffffff) {
     throw new TritonError("INVALID_ARG", `log line must be an integer >= 0, not ${line}`);
   }

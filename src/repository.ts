@@ -6,6 +6,7 @@
  * @module
  */
 import { ModelIndexFlag } from "../ffi/enums.ts";
+import { checkCString } from "../ffi/cstring_cache.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { duration } from "./durations.ts";
@@ -61,9 +62,10 @@ function invalid(message: string): never {
 }
 
 function modelName(name: unknown): string {
-  if (typeof name !== "string" || name === "" || name.includes("\0")) {
+  if (typeof name !== "string" || name === "") {
     invalid(`model name must be a non-empty string, not ${JSON.stringify(name)}`);
   }
+  checkCString(name);
   return name;
 }
 

@@ -85,6 +85,7 @@ test("serverId, log settings and log() round-trip", async () => {
       assert.equal(server.logEnabled("verbose"), true);
       assert.equal(server.log("info", marker, "options.test.ts", 42), true);
       assert.throws(() => server.log("loud" as "info", "x"), isTritonError("INVALID_ARG", /level/));
+      assert.throws(() => server.log("info", "cut\0short"), isTritonError("INVALID_ARG", /NUL/));
     } finally {
       await server.stop();
     }

@@ -9,11 +9,8 @@ import process from "node:process";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { macrotask } from "../../ffi/macrotask.ts";
-import { LIBC_PATH, libcSymbols, RTLD_NODELETE, RTLD_NOW } from "../../ffi/libc.ts";
-import { ffiRuntime } from "../../ffi/runtime.ts";
-import type { FfiRuntime } from "../../ffi/types.ts";
-import { env } from "../../ffi/runtime.ts";
-import { type InferResponse, Server, type ServerOptions } from "../../mod.ts";
+import { env, ffiRuntime } from "../../ffi/runtime.ts";
+import { type InferResponse, loadTriton, Server, type ServerOptions } from "../../mod.ts";
 
 // As `npm test` does: the fake core and fake CUDA runtime built under .build/ (`npm run
 // build:fake`) unless the environment names others, so that `deno test`, `bun test` and
@@ -43,15 +40,18 @@ const fakeSymbols = {
 let fake: Promise<((kind: string) => number) | undefined> | undefined;
 
 /**
- * Whether the library at `path` exports `symbol`, asked of `dlsym` with the library pinned
- * (`RTLD_NODELETE`). Opening it through the runtime with a symbol it lacks fails, and the runtime
- * then unloads it: a real libtritonserver.so loaded again afterwards registers its protobuf
- * descriptors twice and aborts the process.
+ * Whether the library at `path` exports `symbol`, asked of `dlsym` (the loaded Triton library's
+ * `addressIn`, which leaves `path` loaded). Opening it through the runtime with a symbol it lacks
+ * fails, and the runtime then unloads it: a real libtritonserver.so loaded again afterwards
+ * registers its protobuf descriptors twice and aborts the process.
  */
-function hasSymbol(ffi: FfiRuntime, path: string, symbol: string): boolean {
-  const libc = ffi.open(LIBC_PATH, libcSymbols).sync;
-  const handle = libc.dlopen(path, RTLD_NOW | RTLD_NODELETE);
-  return !ffi.isNull(handle) && !ffi.isNull(libc.dlsym(handle, symbol));
+async function hasSymbol(path: string, symbol: string): Promise<boolean> {
+  try {
+    (await loadTriton()).addressIn(path, symbol);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The fake core's `FAKECORE_LiveCount`, or undefined against a real core. */
@@ -60,7 +60,7 @@ export function liveCounter(): Promise<((kind: string) => number) | undefined> {
     const path = env("TRITONSERVER_LIB");
     if (!path) return undefined;
     const ffi = await ffiRuntime();
-    if (!hasSymbol(ffi, path, "FAKECORE_LiveCount")) return undefined;
+    if (!(await hasSymbol(path, "FAKECORE_LiveCount"))) return undefined;
     const lib = ffi.open(path, fakeSymbols);
     return (kind: string) => Number(lib.sync.FAKECORE_LiveCount(kind));
   })();
@@ -156,7 +156,7 @@ export function fakeCuda(): Promise<FakeCuda | undefined> {
     const path = env("TRITONFFI_CUDART");
     if (!path || path === "none") return undefined;
     const ffi = await ffiRuntime();
-    if (!hasSymbol(ffi, path, "FAKECUDA_SetFail")) return undefined;
+    if (!(await hasSymbol(path, "FAKECUDA_SetFail"))) return undefined;
     try {
       const lib = ffi.open(path, fakeCudaSymbols).sync;
       return {

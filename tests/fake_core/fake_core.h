@@ -94,6 +94,7 @@ char* fc_sb_take(fc_sb* sb); /* returns NUL-terminated buffer, resets sb */
 char* fc_dims_str(const int64_t* dims, size_t n);
 
 uint64_t fc_now_ns(void);        /* monotonic */
+void fc_sleep_ns(uint64_t ns);
 uint64_t fc_wall_ms(void);       /* realtime, ms since epoch */
 void fc_cond_init_mono(pthread_cond_t* cv);
 

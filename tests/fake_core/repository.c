@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 const char*
@@ -697,8 +696,7 @@ unloader_main(void* p)
     if (exiting || !fc_model_held(a->model)) {
       break;
     }
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = 5 * 1000000L};
-    nanosleep(&ts, NULL);
+    fc_sleep_ns(5000000ull);
   }
   pthread_mutex_lock(&a->server->mu);
   if (a->model->state == FC_MS_UNLOADING || a->model->state == FC_MS_READY) {

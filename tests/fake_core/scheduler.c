@@ -103,8 +103,7 @@ model_delay(fc_model* m, const char* key)
   const char* v = m->cfg ? fc_config_param(m->cfg, key) : NULL;
   long ms = v ? strtol(v, NULL, 10) : 0;
   if (ms > 0) {
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    fc_sleep_ns((uint64_t)ms * 1000000ull);
   }
 }
 

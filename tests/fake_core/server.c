@@ -258,11 +258,7 @@ server_stop(fc_server* s)
       pthread_mutex_unlock(&s->load_mu);
       return exit_timeout_error();
     }
-    uint64_t step = deadline - now < 100000000ull ? deadline - now : 100000000ull;
-    struct timespec ts = {
-        .tv_sec = (time_t)(step / 1000000000ull),
-        .tv_nsec = (long)(step % 1000000000ull)};
-    nanosleep(&ts, NULL);
+    fc_sleep_ns(deadline - now < 100000000ull ? deadline - now : 100000000ull);
   }
   pthread_mutex_unlock(&s->load_mu);
   return NULL;

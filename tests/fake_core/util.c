@@ -182,6 +182,14 @@ fc_now_ns(void)
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void
+fc_sleep_ns(uint64_t ns)
+{
+  struct timespec ts = {
+      .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+  nanosleep(&ts, NULL);
+}
+
 uint64_t
 fc_wall_ms(void)
 {

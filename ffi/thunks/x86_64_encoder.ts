@@ -6,7 +6,8 @@
  * to labels resolved by {@link X64.finish}. Encodings follow the Intel SDM, volume 2: an optional
  * REX prefix `0100WRXB` (W = 64-bit operand, R/B extend the ModRM reg/rm fields to r8–r15), the
  * opcode, a ModRM byte `mod:2 reg:3 rm:3`, a SIB byte when rm is rsp/r12, then displacement and
- * immediate, little-endian.
+ * immediate, little-endian. Jumps and calls to labels are rel8 ({@link X64.jmp}, {@link X64.jcc})
+ * or rel32 ({@link X64.jmp32}, {@link X64.jcc32}, {@link X64.call32}).
  *
  * @module
  */
@@ -25,6 +26,10 @@ export const R = {
   r9: 9,
   r10: 10,
   r11: 11,
+  r12: 12,
+  r13: 13,
+  r14: 14,
+  r15: 15,
 } as const;
 
 /** A register number (0–15). */
@@ -37,13 +42,13 @@ export interface Mem {
 }
 
 /** Condition codes for `jcc` (the low nibble of opcode 0x70+cc). */
-export const Cond = { e: 0x4, ne: 0x5 } as const;
+export const Cond = { b: 0x2, ae: 0x3, e: 0x4, ne: 0x5, be: 0x6, a: 0x7 } as const;
 
 /** An x86-64 code buffer with labels and rel8 jumps. */
 export class X64 {
   readonly #bytes: number[] = [];
   readonly #labels = new Map<string, number>();
-  readonly #fixups: { at: number; label: string }[] = [];
+  readonly #fixups: { at: number; label: string; size: 1 | 4 }[] = [];
 
   /** Current offset. */
   get offset(): number {
@@ -70,10 +75,12 @@ export class X64 {
 
   /** Resolves jumps and returns the machine code. */
   finish(): Uint8Array {
-    for (const { at, label } of this.#fixups) {
-      const rel = this.at(label) - (at + 1);
-      if (rel < -128 || rel > 127) throw new Error(`jump to ${label} out of rel8 range`);
-      this.#bytes[at] = rel & 0xff;
+    for (const { at, label, size } of this.#fixups) {
+      const rel = this.at(label) - (at + size);
+      if (size === 1 && (rel < -128 || rel > 127)) {
+        throw new Error(`jump to ${label} out of rel8 range`);
+      }
+      for (let i = 0; i < size; i++) this.#bytes[at + i] = (rel >> (8 * i)) & 0xff;
     }
     return Uint8Array.from(this.#bytes);
   }
@@ -149,6 +156,27 @@ export class X64 {
     this.#op([0x8b], true, dst, src);
   }
 
+  /** `mov r32, [mem]` (8B /r); zero-extends into the 64-bit register. */
+  load32(dst: Reg, src: Mem): void {
+    this.#op([0x8b], false, dst, src);
+  }
+
+  /** `movzx r32, byte [mem]` (0F B6 /r). */
+  loadByte(dst: Reg, src: Mem): void {
+    this.#op([0x0f, 0xb6], false, dst, src);
+  }
+
+  /** `lea r64, [mem]` (REX.W 8D /r). */
+  lea(dst: Reg, src: Mem): void {
+    this.#op([0x8d], true, dst, src);
+  }
+
+  /** `mov byte [mem], imm8` (C6 /0 ib). */
+  storeByteImm(dst: Mem, imm: number): void {
+    this.#op([0xc6], false, 0, dst);
+    this.#imm(imm, 1);
+  }
+
   /** `mov dword/qword [mem], imm32` (C7 /0 id; sign-extended for qword). */
   storeImm(dst: Mem, imm: number, w: boolean): void {
     this.#op([0xc7], w, 0, dst);
@@ -175,6 +203,33 @@ export class X64 {
   shl64(dst: Reg, imm: number): void {
     this.#op([0xc1], true, 4, dst);
     this.#imm(imm, 1);
+  }
+
+  /** `add r/m, imm` (83 /0 ib when the value fits a signed byte, else 81 /0 id), 32- or 64-bit. */
+  addImm(dst: Reg, imm: number, w: boolean): void {
+    this.#arithImm(0, dst, imm, w);
+  }
+
+  /** `sub r/m, imm` (83 /5 ib or 81 /5 id), 32- or 64-bit. */
+  subImm(dst: Reg, imm: number, w: boolean): void {
+    this.#arithImm(5, dst, imm, w);
+  }
+
+  /** `and r/m, imm` (83 /4 ib or 81 /4 id), 32- or 64-bit; the immediate is sign-extended. */
+  andImm(dst: Reg, imm: number, w: boolean): void {
+    this.#arithImm(4, dst, imm, w);
+  }
+
+  /** `cmp r/m, imm` (83 /7 ib or 81 /7 id), 32- or 64-bit. */
+  cmpImm(a: Reg | Mem, imm: number, w: boolean): void {
+    this.#arithImm(7, a, imm, w);
+  }
+
+  /** The immediate forms of group 1 (`/ext`): the short encoding when the value fits. */
+  #arithImm(ext: number, dst: Reg | Mem, imm: number, w: boolean): void {
+    const short = imm >= -128 && imm <= 127;
+    this.#op([short ? 0x83 : 0x81], w, ext, dst);
+    this.#imm(imm, short ? 1 : 4);
   }
 
   /** `add r64, r64` (REX.W 01 /r). */
@@ -239,13 +294,31 @@ export class X64 {
   /** `jmp rel8` (EB cb). */
   jmp(label: string): void {
     this.#bytes.push(0xeb, 0);
-    this.#fixups.push({ at: this.#bytes.length - 1, label });
+    this.#fixups.push({ at: this.#bytes.length - 1, label, size: 1 });
+  }
+
+  /** `jmp rel32` (E9 cd). */
+  jmp32(label: string): void {
+    this.#bytes.push(0xe9, 0, 0, 0, 0);
+    this.#fixups.push({ at: this.#bytes.length - 4, label, size: 4 });
+  }
+
+  /** `jcc rel32` (0F 80+cc cd). */
+  jcc32(cond: number, label: string): void {
+    this.#bytes.push(0x0f, 0x80 + cond, 0, 0, 0, 0);
+    this.#fixups.push({ at: this.#bytes.length - 4, label, size: 4 });
+  }
+
+  /** `call rel32` (E8 cd) to a label. */
+  call32(label: string): void {
+    this.#bytes.push(0xe8, 0, 0, 0, 0);
+    this.#fixups.push({ at: this.#bytes.length - 4, label, size: 4 });
   }
 
   /** `jcc rel8` (70+cc cb). */
   jcc(cond: number, label: string): void {
     this.#bytes.push(0x70 + cond, 0);
-    this.#fixups.push({ at: this.#bytes.length - 1, label });
+    this.#fixups.push({ at: this.#bytes.length - 1, label, size: 1 });
   }
 
   /** `syscall` (0F 05): number in eax, arguments in rdi, rsi, rdx; clobbers rax, rcx, r11. */

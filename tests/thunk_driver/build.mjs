@@ -1,10 +1,11 @@
 // Builds the test driver for the native callbacks (tests/thunks.test.ts) into
 // .build/thunk_driver/libthunk_driver.so, and, where the GNU assembler is present, assembles
-// x86_64_reference.S into .build/thunk_driver/x86_64_reference.bin (its .text) for the test to
-// compare with the x86-64 generator's bytes:
+// x86_64_reference.S and x86_64_reader_reference.S into .build/thunk_driver/<name>.bin (their
+// .text) for the tests to compare with the x86-64 generators' bytes:
 //   as --64 -o x86_64_reference.o x86_64_reference.S
 //   objcopy -O binary --only-section=.text x86_64_reference.o x86_64_reference.bin
-// Without `as` (or objcopy) the test compares with the listing committed in it.
+// Without `as` (or objcopy) the thunks' test compares with the listing committed in it, and the
+// reader's comparison is skipped.
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -16,23 +17,28 @@ buildSharedLibrary("thunk driver", "thunk_driver", "libthunk_driver.so", [
 ]);
 
 const out = join(root, ".build", "thunk_driver");
-const object = join(out, "x86_64_reference.o");
-const bin = join(out, "x86_64_reference.bin");
-rmSync(bin, { force: true }); // never compare with the bytes of an earlier build
-const source = join(root, "tests", "thunk_driver", "x86_64_reference.S");
-const as = spawnSync(process.env.AS ?? "as", ["--64", "-o", object, source], { stdio: "inherit" });
-if (as.error) {
-  console.log("thunk driver: no GNU assembler (as): the thunk bytes are checked by the listing");
-} else if (as.status !== 0) {
-  console.error("thunk driver: as failed on x86_64_reference.S");
-  process.exit(as.status ?? 1);
-} else {
+for (const name of ["x86_64_reference", "x86_64_reader_reference"]) {
+  const object = join(out, `${name}.o`);
+  const bin = join(out, `${name}.bin`);
+  rmSync(bin, { force: true }); // never compare with the bytes of an earlier build
+  const source = join(root, "tests", "thunk_driver", `${name}.S`);
+  const as = spawnSync(process.env.AS ?? "as", ["--64", "-o", object, source], {
+    stdio: "inherit",
+  });
+  if (as.error) {
+    console.log(`thunk driver: no GNU assembler (as): ${name}.S is not assembled`);
+    break;
+  } else if (as.status !== 0) {
+    console.error(`thunk driver: as failed on ${name}.S`);
+    process.exit(as.status ?? 1);
+  }
   const copy = spawnSync(
     process.env.OBJCOPY ?? "objcopy",
     ["-O", "binary", "--only-section=.text", object, bin],
     { stdio: "inherit" },
   );
   if (copy.error) {
-    console.log("thunk driver: no objcopy: the thunk bytes are checked by the listing");
+    console.log(`thunk driver: no objcopy: ${name}.S is not assembled`);
+    break;
   } else if (copy.status !== 0) process.exit(copy.status ?? 1);
 }

@@ -5,8 +5,8 @@
  *
  * It owns the C function pointers Triton calls (one per callback kind, created on first use and
  * never closed), the completion ring and its consumer behind them, the `userp` routes, the
- * deferred deletes, the keep-alive count, the CUDA runtime once loaded, and the scratch
- * out-parameters the JS thread reads Triton's answers through.
+ * deferred deletes, the keep-alive count, the CUDA runtime once loaded, the scratch
+ * out-parameters the JS thread reads Triton's answers through, and the native response reader.
  *
  * @module
  */
@@ -17,6 +17,7 @@ import { DeferredDeletes } from "./deferred_deletes.ts";
 import { KeepAlive } from "./keepalive.ts";
 import type { TritonLibrary } from "./loader.ts";
 import { OutParams } from "./out_params.ts";
+import { createResponseReader, type ResponseReader } from "./response_reader.ts";
 import { createTraceCallbackTable, type TraceCallbackTable } from "./trace_callbacks.ts";
 import type { Ptr } from "./types.ts";
 
@@ -36,6 +37,7 @@ export class Binding {
   #callbacks: CallbackTable | undefined;
   #traceCallbacks: TraceCallbackTable | undefined;
   #outParams: OutParams | undefined;
+  #reader: ResponseReader | null | undefined;
   readonly #shared = new Map<object, unknown>();
 
   constructor(lib: TritonLibrary) {
@@ -64,6 +66,21 @@ export class Binding {
    * reentrant: read a slot before the next call that writes it (all calls are on the JS thread). */
   get outParams(): OutParams {
     return (this.#outParams ??= new OutParams(this.lib.ffi, OUT_PARAM_SLOTS));
+  }
+
+  /**
+   * The native response reader (`response_reader.ts`), made on first use; `undefined` with the JS
+   * callbacks, or where it cannot be made (responses are then read field by field).
+   */
+  get responseReader(): ResponseReader | undefined {
+    if (this.#reader === undefined) {
+      try {
+        this.#reader = this.callbacks.mode === "native" ? createResponseReader(this.lib) : null;
+      } catch {
+        this.#reader = null;
+      }
+    }
+    return this.#reader ?? undefined;
   }
 
   /** One object per binding and `key`, made by `create` on first use (for the layers above

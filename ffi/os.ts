@@ -3,7 +3,7 @@
  * for generated code (`mmap`, `mprotect`: written while read+write, then switched to read+execute,
  * never both), and the consumer's wake-up file descriptor: a `pipe` watched by the event loop, or
  * an `eventfd` read by a blocking `read` made off the JS thread (Deno `nonblocking`, koffi
- * `fn.async`).
+ * `fn.async`); and `bsearch`, through which JS calls the generated response reader.
  *
  * @module
  */
@@ -66,6 +66,19 @@ export const osSymbols = {
       "usize", // size_t count
     ],
     result: "i64", // ssize_t
+    since: 0,
+  },
+  bsearch: {
+    // Calls generated code from JS: with one element, bsearch calls its comparator once, with
+    // (key, base), and returns base when it returned 0 (see response_reader.ts).
+    parameters: [
+      "ptr", // const void* key
+      "ptr", // const void* base
+      "usize", // size_t nmemb
+      "usize", // size_t size
+      "ptr", // int (*compar)(const void*, const void*)
+    ],
+    result: "ptr", // void*
     since: 0,
   },
   read: {

@@ -9,9 +9,20 @@ import { CudaMemcpyKind } from "../ffi/cuda.ts";
 import { type DataTypeName, type MemoryTypeName, ParameterType } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { OutParams } from "../ffi/out_params.ts";
+import {
+  MAX_DIMS,
+  MAX_OUTPUTS,
+  MAX_PARAMS,
+  OutputRecord,
+  ParamRecord,
+  RecordLayout,
+} from "../ffi/response_record.ts";
+import type { ResponseReader } from "../ffi/response_reader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { dataTypeName } from "./dtypes.ts";
 import { check, errorFromPtr, TritonError } from "./errors.ts";
+import type { BytePool } from "./byte_pool.ts";
+import type { CStringReader } from "./cstring_reader.ts";
 import type { NativeResponse } from "./native_response.ts";
 import { Tensor } from "./tensor.ts";
 
@@ -34,6 +45,10 @@ export interface ResponseSource {
   readonly lib: TritonLibrary;
   /** Copies GPU memory to the host (for `toHost()` of GPU outputs). */
   readonly deviceToHost: DeviceToHost | undefined;
+  /** Where small output copies go. */
+  readonly pool: BytePool;
+  /** Decodes the strings of the response record. */
+  readonly strings: CStringReader;
 }
 
 /**
@@ -59,19 +74,24 @@ export class InferResponse implements Disposable {
   #id: string | undefined;
   #outputs: Readonly<Record<string, Tensor>> | undefined;
   #parameters: Readonly<Record<string, ParameterValue>> | undefined;
+  /** Fields the native response reader read on arrival, not yet used. */
+  #read: Partial<CopiedFields> | undefined;
 
-  /** @internal Use {@link readResponse}. */
+  /** @internal Use {@link readResponse}. With `native`, `copied` holds the fields already read
+   * from it, which the getters take on first use as they would read them (so a field first used
+   * after `dispose()` throws either way); without, the response's fields. */
   constructor(
     final: boolean,
     error: TritonError | undefined,
     native?: { source: ResponseSource; response: NativeResponse },
-    copied?: CopiedFields,
+    copied?: Partial<CopiedFields>,
   ) {
     this.final = final;
     if (error) this.error = error;
     if (native) {
       this.#source = native.source;
       this.#native = native.response;
+      this.#read = copied;
       native.response.hold(this);
     } else if (copied) {
       this.#model = copied.model;
@@ -85,20 +105,21 @@ export class InferResponse implements Disposable {
    * ran, also when the request asked for -1.
    * @throws {TritonError} UNAVAILABLE when first read after the response was released. */
   get model(): { readonly name: string; readonly version: number } {
-    return (this.#model ??= readModel(...this.#open("model")));
+    return (this.#model ??= this.#take("model") ?? readModel(...this.#open("model")));
   }
 
   /** The request id it answers, `""` where none was set (`TRITONSERVER_InferenceResponseId`).
    * @throws {TritonError} UNAVAILABLE when first read after the response was released. */
   get id(): string {
-    return (this.#id ??= readId(...this.#open("id")));
+    return (this.#id ??= this.#take("id") ?? readId(...this.#open("id")));
   }
 
   /** Response parameters by name (`TRITONSERVER_InferenceResponseParameter`).
    * @throws {TritonError} UNAVAILABLE when first read after the response was released;
    *   UNSUPPORTED for a parameter of a type the binding does not know. */
   get parameters(): Readonly<Record<string, ParameterValue>> {
-    return (this.#parameters ??= readParameters(...this.#open("parameters")));
+    return (this.#parameters ??= this.#take("parameters") ??
+      readParameters(...this.#open("parameters")));
   }
 
   /** Output tensors by name (`TRITONSERVER_InferenceResponseOutput`); none when `error` is set.
@@ -109,6 +130,8 @@ export class InferResponse implements Disposable {
   get outputs(): Readonly<Record<string, Tensor>> {
     if (this.#outputs) return this.#outputs;
     if (this.error) return (this.#outputs = {});
+    const read = this.#take("outputs");
+    if (read) return (this.#outputs = read);
     const [lib, response] = this.#open("outputs");
     return (this.#outputs = readOutputs(lib, response, this.#native!, this.#source!.deviceToHost));
   }
@@ -139,6 +162,14 @@ export class InferResponse implements Disposable {
       throw new TritonError("INVALID_ARG", `output '${name}' is ${tensor.dtype}, not ${dtype}`);
     }
     return tensor as Tensor<D>;
+  }
+
+  /** A field the reader read on arrival, as it would be read now (throws UNAVAILABLE once
+   * released, as {@link #open}). */
+  #take<K extends keyof CopiedFields>(field: K): CopiedFields[K] | undefined {
+    const value = this.#read?.[field];
+    if (value !== undefined) this.#open(field);
+    return value;
   }
 
   /** The library and native response, to read a field from.
@@ -322,8 +353,10 @@ export function outParams(lib: TritonLibrary): OutParams {
 
 /**
  * Wraps a response Triton delivered in an {@link InferResponse}, which becomes one of its
- * holders. Only the error is read now (`TRITONSERVER_InferenceResponseError`); the other fields
- * on first use.
+ * holders. With the native response reader, everything is read now in one call (see
+ * `response_record.ts`) and what it copied is decoded; anything it left (a long name, a large or
+ * GPU output, an unknown type) is read on first use, as every field is without the reader, where
+ * only the error is read now (`TRITONSERVER_InferenceResponseError`).
  */
 export function readResponse(
   source: ResponseSource,
@@ -331,9 +364,124 @@ export function readResponse(
   final: boolean,
 ): InferResponse {
   const { lib } = source;
+  const reader = lib.binding.responseReader;
+  if (reader) {
+    if (reader.read(response.pointer!)) return recorded(source, reader, response, final);
+    // A call failed: its error is dropped here, and the getters meet it again on first use.
+    lib.api.TRITONSERVER_ErrorDelete(reader.pointer(RecordLayout.CALL_ERROR));
+  }
   const errPtr = lib.api.TRITONSERVER_InferenceResponseError(response.pointer!);
   const error = lib.ffi.isNull(errPtr) ? undefined : errorFromPtr(lib, errPtr, false);
   return new InferResponse(final, error, { source, response });
+}
+
+/** The response the reader just read into the record of `reader`. */
+function recorded(
+  source: ResponseSource,
+  reader: ResponseReader,
+  response: NativeResponse,
+  final: boolean,
+): InferResponse {
+  const { lib, strings } = source;
+  const { u8 } = reader;
+  const errPtr = reader.pointer(RecordLayout.RESPONSE_ERROR);
+  if (!lib.ffi.isNull(errPtr)) {
+    return new InferResponse(final, errorFromPtr(lib, errPtr, false), { source, response });
+  }
+  const string = (copy: number, cap: number, pointer: number) =>
+    strings.read(u8, copy, cap) ?? lib.ffi.cstring(reader.pointer(pointer));
+  const model = {
+    name: string(RecordLayout.MODEL_COPY, RecordLayout.STRING_CAP, RecordLayout.MODEL_NAME),
+    version: reader.i64At(RecordLayout.MODEL_VERSION),
+  };
+  const id = string(RecordLayout.ID_COPY, RecordLayout.STRING_CAP, RecordLayout.ID);
+  return new InferResponse(final, undefined, { source, response }, {
+    model,
+    id,
+    outputs: recordedOutputs(source, reader, response),
+    parameters: recordedParameters(source, reader),
+  });
+}
+
+/** The outputs in the record; undefined (read on first use) when one cannot be decoded. */
+function recordedOutputs(
+  source: ResponseSource,
+  reader: ResponseReader,
+  native: NativeResponse,
+): Record<string, Tensor> | undefined {
+  const { lib, strings, pool } = source;
+  const { u8, u32 } = reader;
+  const count = u32[RecordLayout.OUTPUT_COUNT >> 2];
+  const outputs: Record<string, Tensor> = {};
+  try {
+    for (let i = 0; i < count; i++) {
+      const o = RecordLayout.OUTPUTS + i * RecordLayout.OUTPUT_SIZE;
+      const dims = reader.u64(o + OutputRecord.DIM_COUNT);
+      const copied = i < MAX_OUTPUTS ? reader.u64(o + OutputRecord.DATA) : 0;
+      const name = copied === 0 || dims > MAX_DIMS
+        ? undefined
+        : strings.read(u8, o + OutputRecord.NAME_COPY, RecordLayout.NAME_CAP);
+      const dtype = dataTypeName(u32[(o + OutputRecord.DATATYPE) >> 2]);
+      if (name === undefined || dtype === undefined) {
+        // Not copied (large, in GPU memory, past MAX_OUTPUTS), or odd: read as without the reader.
+        const read = readOutput(
+          lib,
+          outParams(lib),
+          native.pointer!,
+          i,
+          native,
+          source.deviceToHost,
+        );
+        outputs[read[0]] = read[1];
+        continue;
+      }
+      const shape: number[] = [];
+      for (let d = 0; d < dims; d++) shape.push(reader.i64At(o + OutputRecord.SHAPE_COPY + 8 * d));
+      const size = reader.u64(o + OutputRecord.BYTE_SIZE);
+      const data = Tensor.elementsOf(dtype, shape, pool.copy(u8, copied, size));
+      const memoryType = memoryTypeNames[u32[(o + OutputRecord.MEMORY_TYPE) >> 2]] ?? "CPU";
+      const memoryTypeId = reader.i32[(o + OutputRecord.MEMORY_TYPE_ID) >> 2];
+      outputs[name] = Tensor.view(dtype, shape, data, undefined, memoryType, memoryTypeId);
+    }
+  } catch {
+    return undefined;
+  }
+  return outputs;
+}
+
+/** The parameters in the record; undefined (read on first use) when the reader left one. */
+function recordedParameters(
+  source: ResponseSource,
+  reader: ResponseReader,
+): Record<string, ParameterValue> | undefined {
+  const { lib, strings } = source;
+  const { u8, u32 } = reader;
+  const count = u32[RecordLayout.PARAM_COUNT >> 2];
+  if (count > MAX_PARAMS) return undefined;
+  const out: Record<string, ParameterValue> = {};
+  for (let i = 0; i < count; i++) {
+    const p = RecordLayout.PARAMS + i * RecordLayout.PARAM_SIZE;
+    const name = strings.read(u8, p + ParamRecord.NAME_COPY, RecordLayout.NAME_CAP) ??
+      lib.ffi.cstring(reader.pointer(p + ParamRecord.NAME));
+    switch (u32[(p + ParamRecord.TYPE) >> 2]) {
+      case ParameterType.STRING:
+        out[name] = strings.read(u8, p + ParamRecord.STRING_COPY, RecordLayout.VALUE_CAP) ??
+          lib.ffi.cstring(reader.pointer(p + ParamRecord.VALUE));
+        break;
+      case ParameterType.INT:
+        out[name] = reader.i64[(p + ParamRecord.SCALAR) >> 3];
+        break;
+      case ParameterType.BOOL:
+        out[name] = u8[p + ParamRecord.SCALAR] !== 0;
+        break;
+      case ParameterType.DOUBLE:
+        out[name] = reader.f64[(p + ParamRecord.SCALAR) >> 3];
+        break;
+      default:
+        return undefined; // read on first use, which reports the type
+    }
+  }
+  return out;
 }
 
 function readModel(lib: TritonLibrary, response: Ptr): { name: string; version: number } {

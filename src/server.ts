@@ -27,6 +27,8 @@ import {
   unregisterModelRepository,
 } from "./repository.ts";
 import type { InferTarget } from "./request.ts";
+import { BytePool } from "./byte_pool.ts";
+import { CStringReader } from "./cstring_reader.ts";
 import { deviceToHost, type ResponseSource } from "./response.ts";
 import { ServerChildren } from "./server_children.ts";
 import { type ModelStatistics, modelStatistics } from "./statistics.ts";
@@ -125,7 +127,12 @@ export class Server {
       const { api, apiAsync, ffi } = lib;
       const callbacks = lib.binding.callbacks;
       this.#children = new ServerChildren(lib);
-      this.#source = { lib, deviceToHost: deviceToHost(lib) };
+      this.#source = {
+        lib,
+        deviceToHost: deviceToHost(lib),
+        pool: new BytePool(),
+        strings: new CStringReader(),
+      };
       const opts = createServerOptions(lib, this.options);
       const out = new BigUint64Array(1);
       try {

@@ -25,15 +25,22 @@ export class BytePool {
    */
   copy(source: Uint8Array, start: number, size: number): Uint8Array {
     if (size > POOLED_LIMIT) return source.slice(start, start + size);
+    const bytes = this.take(size);
+    if (size <= 32) {
+      for (let i = 0; i < size; i++) bytes[i] = source[start + i];
+    } else bytes.set(source.subarray(start, start + size));
+    return bytes;
+  }
+
+  /** `size` zeroed bytes: in a slab when at most {@link POOLED_LIMIT}, else of their own. */
+  take(size: number): Uint8Array {
+    if (size > POOLED_LIMIT) return new Uint8Array(size);
     if (this.#used + size > SLAB_BYTES) {
       this.#slab = new Uint8Array(SLAB_BYTES);
       this.#used = 0;
     }
     const at = this.#used;
     this.#used = (at + size + 7) & ~7;
-    const slab = this.#slab;
-    if (size <= 32) { for (let i = 0; i < size; i++) slab[at + i] = source[start + i]; }
-    else slab.set(source.subarray(start, start + size), at);
-    return new Uint8Array(slab.buffer, at, size);
+    return new Uint8Array(this.#slab.buffer, at, size);
   }
 }

@@ -133,7 +133,7 @@ export class InferResponse implements Disposable {
     const read = this.#take("outputs");
     if (read) return (this.#outputs = read);
     const [lib, response] = this.#open("outputs");
-    return (this.#outputs = readOutputs(lib, response, this.#native!, this.#source!.deviceToHost));
+    return (this.#outputs = readOutputs(lib, response, this.#native!, this.#source!));
   }
 
   /**
@@ -383,9 +383,10 @@ function recorded(
   final: boolean,
 ): InferResponse {
   const { lib, strings } = source;
-  const { u8 } = reader;
-  const errPtr = reader.pointer(RecordLayout.RESPONSE_ERROR);
-  if (!lib.ffi.isNull(errPtr)) {
+  const { u8, u32 } = reader;
+  const error = RecordLayout.RESPONSE_ERROR >> 2;
+  if (u32[error] !== 0 || u32[error + 1] !== 0) { // tested first: a pointer read costs an op
+    const errPtr = reader.pointer(RecordLayout.RESPONSE_ERROR);
     return new InferResponse(final, errorFromPtr(lib, errPtr, false), { source, response });
   }
   const string = (copy: number, cap: number, pointer: number) =>
@@ -424,14 +425,7 @@ function recordedOutputs(
       const dtype = dataTypeName(u32[(o + OutputRecord.DATATYPE) >> 2]);
       if (name === undefined || dtype === undefined) {
         // Not copied (large, in GPU memory, past MAX_OUTPUTS), or odd: read as without the reader.
-        const read = readOutput(
-          lib,
-          outParams(lib),
-          native.pointer!,
-          i,
-          native,
-          source.deviceToHost,
-        );
+        const read = readOutput(lib, outParams(lib), native.pointer!, i, native, source);
         outputs[read[0]] = read[1];
         continue;
       }
@@ -501,14 +495,14 @@ function readOutputs(
   lib: TritonLibrary,
   response: Ptr,
   native: NativeResponse,
-  deviceToHost: DeviceToHost | undefined,
+  source: ResponseSource,
 ): Record<string, Tensor> {
   const o = outParams(lib);
   const outputs: Record<string, Tensor> = {};
   check(lib, lib.api.TRITONSERVER_InferenceResponseOutputCount(response, o.slots[Slot.COUNT]));
   const count = o.u32(Slot.COUNT);
   for (let i = 0; i < count; i++) {
-    const [name, tensor] = readOutput(lib, o, response, i, native, deviceToHost);
+    const [name, tensor] = readOutput(lib, o, response, i, native, source);
     outputs[name] = tensor;
   }
   return outputs;
@@ -578,9 +572,10 @@ function readOutput(
   response: Ptr,
   index: number,
   native: NativeResponse,
-  deviceToHost: DeviceToHost | undefined,
+  source: ResponseSource,
 ): [string, Tensor] {
   const { ffi } = lib;
+  const { deviceToHost } = source;
   check(lib, responseOutput(lib, o, response, index));
   const name = ffi.cstring(o.pointer(Slot.NAME));
   const dtype = dataTypeName(o.u32(Slot.DATATYPE));
@@ -621,7 +616,7 @@ function readOutput(
     if (size <= COPY_LIMIT) {
       // Small: a copy in JS memory, so that the native response can go as soon as the stream
       // moves past it (see InferResponse.settle).
-      const bytes = new Uint8Array(size);
+      const bytes = source.pool.take(size);
       if (size > 0) ffi.copyInto(base, bytes);
       const data = Tensor.elementsOf(dtype, shape, bytes);
       return [name, Tensor.view(dtype, shape, data, undefined, memoryType, memoryTypeId)];

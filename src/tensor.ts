@@ -214,10 +214,12 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
   }
 
   /**
-   * Elements. For an output this is a zero-copy view of the response's buffer, valid until the
-   * response is disposed (explicitly, or by the response generator moving on); use
-   * {@link copy} to keep the values longer.
-   * @throws {TritonError} UNAVAILABLE once the owning response is disposed.
+   * Elements. For a host output over 64 KiB this is a zero-copy view of the response's buffer
+   * ({@link isView}), valid until the response is released (disposed, or its server stopped);
+   * use {@link copy} to keep the values longer. A smaller output is a copy in JS memory; one of up
+   * to 4 KiB views a 32 KiB `ArrayBuffer` shared with other small copies (read it through
+   * `byteOffset`/`byteLength`; {@link copy} gives one with a buffer of its own, to transfer).
+   * @throws {TritonError} UNAVAILABLE once the owning response is released.
    */
   get data(): TensorDataOf<D> {
     if (this.#device) {

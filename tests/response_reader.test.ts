@@ -130,6 +130,31 @@ test("the native reader reads the identity backend's parameters, of every type",
   });
 });
 
+test("small outputs view pooled buffers through their offsets; copy() has a buffer of its own", async () => {
+  await withEdges(async (server) => {
+    const inputs: Record<string, unknown> = {
+      INPUT0: new Int32Array([1, 2, 3]),
+      INPUT1: { dtype: "INT32", shape: [1, 1, 1, 1, 1, 1, 1, 1, 1], data: new Int32Array([4]) },
+      INPUT2: new Int32Array([5, 6]),
+      INPUT3: new Float32Array([0.25]),
+      INPUT4: ["b"],
+      [`INPUT${LONG}`]: new BigInt64Array([8n]),
+    };
+    for (const s of MANY) inputs[`INPUT${s}`] = new Int16Array([2]);
+    const [r] = await collect(server.model("reader_edges").infer({ inputs: inputs as never }));
+    const a = r.outputs.OUTPUT0.data as Int32Array;
+    const b = r.outputs.OUTPUT2.data as Int32Array;
+    assert.equal(a.buffer, b.buffer, "small copies share a slab");
+    assert.ok(a.buffer.byteLength > a.byteLength);
+    assert.equal(a.byteOffset % 8, 0);
+    assert.deepEqual(Array.from(new Int32Array(a.buffer, a.byteOffset, a.length)), [1, 2, 3]);
+    const own = r.outputs.OUTPUT0.copy().data as Int32Array;
+    assert.equal(own.buffer.byteLength, 12);
+    assert.deepEqual(Array.from(own), [1, 2, 3]);
+    r.dispose();
+  });
+});
+
 test("with the native callbacks on x86-64 Linux, responses go through the native reader", async () => {
   const lib = await loadTriton();
   const { arch, linux } = platform();

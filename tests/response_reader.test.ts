@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
-import { loadTriton, type Server } from "../mod.ts";
+import { type InferResponse, loadTriton, type Server } from "../mod.ts";
 import { platform } from "../ffi/os.ts";
 import { RecordLayout } from "../ffi/response_record.ts";
 import { generateReaderX8664 } from "../ffi/thunks/x86_64_reader.ts";
@@ -141,7 +141,9 @@ test("small outputs view pooled buffers through their offsets; copy() has a buff
       [`INPUT${LONG}`]: new BigInt64Array([8n]),
     };
     for (const s of MANY) inputs[`INPUT${s}`] = new Int16Array([2]);
-    const [r] = await collect(server.model("reader_edges").infer({ inputs: inputs as never }));
+    let kept: InferResponse | undefined;
+    for await (const r of server.model("reader_edges").infer({ inputs: inputs as never })) kept = r;
+    const r = kept!;
     const a = r.outputs.OUTPUT0.data as Int32Array;
     const b = r.outputs.OUTPUT2.data as Int32Array;
     assert.equal(a.buffer, b.buffer, "small copies share a slab");

@@ -181,9 +181,10 @@ export class RequestStream
     const native = owner.adopt(object);
     let response: InferResponse;
     try {
-      response = readResponse(this.#options.source, native, final);
       // Many responses held (nobody disposes them): this one lives in JS memory only.
-      if (owner.overBudget) response.materialize();
+      const inJs = owner.overBudget;
+      response = readResponse(this.#options.source, native, final, inJs);
+      if (inJs) response.materialize();
     } catch (e) {
       native.release();
       this.abort(

@@ -357,16 +357,20 @@ export function outParams(lib: TritonLibrary): OutParams {
  * `response_record.ts`) and what it copied is decoded; anything it left (a long name, a large or
  * GPU output, an unknown type) is read on first use, as every field is without the reader, where
  * only the error is read now (`TRITONSERVER_InferenceResponseError`).
+ * @param inJs the response is to live in JS memory only (see `InferResponse.materialize`): when
+ *   the reader copied all of it, the native response is released at once and the result holds
+ *   nothing native; otherwise the caller materializes it.
  */
 export function readResponse(
   source: ResponseSource,
   response: NativeResponse,
   final: boolean,
+  inJs = false,
 ): InferResponse {
   const { lib } = source;
   const reader = lib.binding.responseReader;
   if (reader) {
-    if (reader.read(response.pointer!)) return recorded(source, reader, response, final);
+    if (reader.read(response.pointer!)) return recorded(source, reader, response, final, inJs);
     // A call failed: its error is dropped here, and the getters meet it again on first use.
     lib.api.TRITONSERVER_ErrorDelete(reader.pointer(RecordLayout.CALL_ERROR));
   }
@@ -381,6 +385,7 @@ function recorded(
   reader: ResponseReader,
   response: NativeResponse,
   final: boolean,
+  inJs: boolean,
 ): InferResponse {
   const { lib, strings } = source;
   const { u8, u32 } = reader;
@@ -396,12 +401,24 @@ function recorded(
     version: reader.i64At(RecordLayout.MODEL_VERSION),
   };
   const id = string(RecordLayout.ID_COPY, RecordLayout.STRING_CAP, RecordLayout.ID);
+  const outputs = recordedOutputs(source, reader, response);
+  const parameters = recordedParameters(source, reader);
+  if (inJs && outputs && parameters && !response.viewing && allHost(outputs)) {
+    response.release(); // everything is in JS memory: no holder needed
+    return new InferResponse(final, undefined, undefined, { model, id, outputs, parameters });
+  }
   return new InferResponse(final, undefined, { source, response }, {
     model,
     id,
-    outputs: recordedOutputs(source, reader, response),
-    parameters: recordedParameters(source, reader),
+    outputs,
+    parameters,
   });
+}
+
+/** Whether no output is in GPU memory. */
+function allHost(outputs: Record<string, Tensor>): boolean {
+  for (const name in outputs) if (outputs[name].memoryType === "GPU") return false;
+  return true;
 }
 
 /** The outputs in the record; undefined (read on first use) when one cannot be decoded. */

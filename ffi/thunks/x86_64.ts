@@ -117,7 +117,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.movImm32(rax, 1); //                       mov eax, 1
   a.lockXadd64({ base: r9, disp: L.TAIL }, rax); // lock xadd [r9], rax   rax = pos, tail++
   a.mov(r10, rax, false); //                   mov r10d, eax
-  a.andImm32(r10, t.capacity - 1); //          and r10d, mask      slot index
+  a.andImm(r10, t.capacity - 1, false); //   and r10d, mask      slot index
   a.shl64(r10, 5); //                          shl r10, 5          × 32 bytes
   a.movImm64(r11, t.ring + BigInt(L.SLOTS)); // movabs r11, slots
   a.add64(r10, r11); //                        add r10, r11        r10 = slot
@@ -136,7 +136,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.mov({ base: r10, disp: L.SLOT_KIND }, r8, false); //   mov [r10+4], r8d    kind
   a.inc32(rax); //                             inc eax             seq = pos + 1
   a.xchg32({ base: r10, disp: L.SLOT_SEQ }, rax); // xchg [r10], eax  publish; full barrier
-  a.cmpImm8({ base: r9, disp: L.SLEEPING }, 0, false); // cmp dword [r9+64], 0   asleep?
+  a.cmpImm({ base: r9, disp: L.SLEEPING }, 0, false); // cmp dword [r9+64], 0   asleep?
   a.jcc(Cond.ne, "wake"); //                   jne wake
   a.ret(); //                                  ret
   a.label("wake");
@@ -199,7 +199,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   //        size_t byte_size rcx, memory_type r8d, int64_t memory_type_id r9)
   a.label("release");
   a.endbr64();
-  a.cmpImm8(rdx, cpu.bufferUserp, true); //    cmp rdx, 1          a malloc'd CPU buffer?
+  a.cmpImm(rdx, cpu.bufferUserp, true); //    cmp rdx, 1          a malloc'd CPU buffer?
   a.jcc(Cond.e, "release.cpu"); //             je release.cpu
   a.movImm64(rax, t.jsRelease); //             movabs rax, jsRelease
   a.jmpReg(rax); //                            jmp rax
@@ -230,7 +230,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   //        userp rcx, buffer_userp r8)
   a.label("bufferAttributes");
   a.endbr64();
-  a.cmpImm8(r8, cpu.bufferUserp, true); //     cmp r8, 1           CPU id 0?
+  a.cmpImm(r8, cpu.bufferUserp, true); //     cmp r8, 1           CPU id 0?
   a.jcc(Cond.e, "attributes.cpu"); //          je attributes.cpu
   a.movImm64(rax, t.jsBufferAttributes); //    movabs rax, jsBufferAttributes
   a.jmpReg(rax); //                            jmp rax

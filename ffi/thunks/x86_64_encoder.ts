@@ -193,12 +193,6 @@ export class X64 {
     this.#op([0x87], false, src, dst);
   }
 
-  /** `and r32, imm32` (81 /4 id). */
-  andImm32(dst: Reg, imm: number): void {
-    this.#op([0x81], false, 4, dst);
-    this.#imm(imm, 4);
-  }
-
   /** `shl r64, imm8` (REX.W C1 /4 ib). */
   shl64(dst: Reg, imm: number): void {
     this.#op([0xc1], true, 4, dst);
@@ -240,12 +234,6 @@ export class X64 {
   /** `cmp r/m32, r32` (39 /r). */
   cmp32(a: Reg | Mem, b: Reg): void {
     this.#op([0x39], false, b, a);
-  }
-
-  /** `cmp r/m, imm8` (83 /7 ib, sign-extended), 32- or 64-bit. */
-  cmpImm8(a: Reg | Mem, imm: number, w: boolean): void {
-    this.#op([0x83], w, 7, a);
-    this.#imm(imm, 1);
   }
 
   /** `test r, r` (85 /r), 32- or 64-bit. */

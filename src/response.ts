@@ -387,20 +387,30 @@ function recorded(
   final: boolean,
   inJs: boolean,
 ): InferResponse {
-  const { lib, strings } = source;
-  const { u8, u32 } = reader;
+  const { lib } = source;
+  const { u32 } = reader;
   const error = RecordLayout.RESPONSE_ERROR >> 2;
   if (u32[error] !== 0 || u32[error + 1] !== 0) { // tested first: a pointer read costs an op
     const errPtr = reader.pointer(RecordLayout.RESPONSE_ERROR);
     return new InferResponse(final, errorFromPtr(lib, errPtr, false), { source, response });
   }
-  const string = (copy: number, cap: number, pointer: number) =>
-    strings.read(u8, copy, cap) ?? lib.ffi.cstring(reader.pointer(pointer));
   const model = {
-    name: string(RecordLayout.MODEL_COPY, RecordLayout.STRING_CAP, RecordLayout.MODEL_NAME),
+    name: recordedString(
+      source,
+      reader,
+      RecordLayout.MODEL_COPY,
+      RecordLayout.STRING_CAP,
+      RecordLayout.MODEL_NAME,
+    ),
     version: reader.i64At(RecordLayout.MODEL_VERSION),
   };
-  const id = string(RecordLayout.ID_COPY, RecordLayout.STRING_CAP, RecordLayout.ID);
+  const id = recordedString(
+    source,
+    reader,
+    RecordLayout.ID_COPY,
+    RecordLayout.STRING_CAP,
+    RecordLayout.ID,
+  );
   const outputs = recordedOutputs(source, reader, response);
   const parameters = recordedParameters(source, reader);
   if (inJs && outputs && parameters && !response.viewing && allHost(outputs)) {
@@ -413,6 +423,19 @@ function recorded(
     outputs,
     parameters,
   });
+}
+
+/** The string whose copy is at `copy` in the record (`cap` bytes of room), or, when it did not
+ * fit, the one at the pointer the reader stored at `pointer`. */
+function recordedString(
+  source: ResponseSource,
+  reader: ResponseReader,
+  copy: number,
+  cap: number,
+  pointer: number,
+): string {
+  return source.strings.read(reader.u8, copy, cap) ??
+    source.lib.ffi.cstring(reader.pointer(pointer));
 }
 
 /** Whether no output is in GPU memory. */
@@ -434,12 +457,15 @@ function recordedOutputs(
   try {
     for (let i = 0; i < count; i++) {
       const o = RecordLayout.OUTPUTS + i * RecordLayout.OUTPUT_SIZE;
-      const dims = reader.u64(o + OutputRecord.DIM_COUNT);
+      // Past MAX_OUTPUTS the record holds nothing of the output: none of it is read there.
       const copied = i < MAX_OUTPUTS ? reader.u64(o + OutputRecord.DATA) : 0;
+      const dims = copied === 0 ? 0 : reader.u64(o + OutputRecord.DIM_COUNT);
       const name = copied === 0 || dims > MAX_DIMS
         ? undefined
         : strings.read(u8, o + OutputRecord.NAME_COPY, RecordLayout.NAME_CAP);
-      const dtype = dataTypeName(u32[(o + OutputRecord.DATATYPE) >> 2]);
+      const dtype = name === undefined
+        ? undefined
+        : dataTypeName(u32[(o + OutputRecord.DATATYPE) >> 2]);
       if (name === undefined || dtype === undefined) {
         // Not copied (large, in GPU memory, past MAX_OUTPUTS), or odd: read as without the reader.
         const read = readOutput(lib, outParams(lib), native.pointer!, i, native, source);
@@ -465,19 +491,28 @@ function recordedParameters(
   source: ResponseSource,
   reader: ResponseReader,
 ): Record<string, ParameterValue> | undefined {
-  const { lib, strings } = source;
   const { u8, u32 } = reader;
   const count = u32[RecordLayout.PARAM_COUNT >> 2];
   if (count > MAX_PARAMS) return undefined;
   const out: Record<string, ParameterValue> = {};
   for (let i = 0; i < count; i++) {
     const p = RecordLayout.PARAMS + i * RecordLayout.PARAM_SIZE;
-    const name = strings.read(u8, p + ParamRecord.NAME_COPY, RecordLayout.NAME_CAP) ??
-      lib.ffi.cstring(reader.pointer(p + ParamRecord.NAME));
+    const name = recordedString(
+      source,
+      reader,
+      p + ParamRecord.NAME_COPY,
+      RecordLayout.NAME_CAP,
+      p + ParamRecord.NAME,
+    );
     switch (u32[(p + ParamRecord.TYPE) >> 2]) {
       case ParameterType.STRING:
-        out[name] = strings.read(u8, p + ParamRecord.STRING_COPY, RecordLayout.VALUE_CAP) ??
-          lib.ffi.cstring(reader.pointer(p + ParamRecord.VALUE));
+        out[name] = recordedString(
+          source,
+          reader,
+          p + ParamRecord.STRING_COPY,
+          RecordLayout.VALUE_CAP,
+          p + ParamRecord.VALUE,
+        );
         break;
       case ParameterType.INT:
         out[name] = reader.i64[(p + ParamRecord.SCALAR) >> 3];

@@ -54,6 +54,24 @@
         .set P_NAME_COPY, 32
         .set P_STRING_COPY, 96
 
+        # The generator's helpers (call, checked, copyString in x86_64_reader.ts). GNU as macro
+        # names ignore case: none may be an instruction's.
+        .macro CALL_FN fn
+        movabs  $\fn, %rax
+        call    *%rax
+        .endm
+        .macro CALL_CHECKED fn
+        CALL_FN \fn
+        test    %rax, %rax
+        {disp32} jne failed
+        .endm
+        .macro COPY_STRING dst, src, cap
+        lea     \dst, %rdi
+        mov     \src, %rsi
+        mov     $\cap, %ecx
+        call    copy_string
+        .endm
+
         .text
 read:
         endbr64
@@ -68,18 +86,14 @@ read:
         mov     %rsi, %r12
         movq    $0, CALL_ERROR(%r12)
         mov     %rbx, %rdi
-        movabs  $RESPONSE_ERROR, %rax
-        call    *%rax
+        CALL_FN RESPONSE_ERROR
         mov     %rax, RESP_ERROR(%r12)
         test    %rax, %rax
         {disp32} jne     ok
         # outputs
         mov     %rbx, %rdi
         lea     OUTPUT_COUNT(%r12), %rsi
-        movabs  $OUTPUT_COUNT_FN, %rax
-        call    *%rax
-        test    %rax, %rax
-        {disp32} jne     failed
+        CALL_CHECKED OUTPUT_COUNT_FN
         mov     OUTPUT_COUNT(%r12), %r15d
         cmp     $MAX_OUTPUTS, %r15
         jbe     outputs_bounded
@@ -107,22 +121,15 @@ outputs_loop:
         mov     %rax, 24(%rsp)
         lea     O_USERP(%r14), %rax
         mov     %rax, 32(%rsp)
-        movabs  $OUTPUT_FN, %rax
-        call    *%rax
-        test    %rax, %rax
-        {disp32} jne     failed
-        lea     O_NAME_COPY(%r14), %rdi
-        mov     O_NAME(%r14), %rsi
-        mov     $NAME_CAP, %ecx
-        call    copy_string
+        CALL_CHECKED OUTPUT_FN
+        COPY_STRING O_NAME_COPY(%r14), O_NAME(%r14), NAME_CAP
         mov     O_DIM_COUNT(%r14), %rdx
         cmp     $MAX_DIMS, %rdx
         ja      shape_skip
         lea     O_SHAPE_COPY(%r14), %rdi
         mov     O_SHAPE(%r14), %rsi
         shl     $3, %rdx
-        movabs  $MEMCPY, %rax
-        call    *%rax
+        CALL_FN MEMCPY
 shape_skip:
         movq    $0, O_DATA(%r14)
         cmpl    $2, O_MEMORY_TYPE(%r14)
@@ -141,8 +148,7 @@ shape_skip:
         mov     %rcx, %rbp
         add     $7, %rbp
         and     $-8, %rbp
-        movabs  $MEMCPY, %rax
-        call    *%rax
+        CALL_FN MEMCPY
 data_skip:
         inc     %r13d
         add     $OUTPUT_SIZE, %r14
@@ -152,31 +158,16 @@ outputs_done:
         mov     %rbx, %rdi
         lea     MODEL_NAME(%r12), %rsi
         lea     MODEL_VERSION(%r12), %rdx
-        movabs  $MODEL_FN, %rax
-        call    *%rax
-        test    %rax, %rax
-        {disp32} jne     failed
-        lea     MODEL_COPY(%r12), %rdi
-        mov     MODEL_NAME(%r12), %rsi
-        mov     $STRING_CAP, %ecx
-        call    copy_string
+        CALL_CHECKED MODEL_FN
+        COPY_STRING MODEL_COPY(%r12), MODEL_NAME(%r12), STRING_CAP
         mov     %rbx, %rdi
         lea     ID(%r12), %rsi
-        movabs  $ID_FN, %rax
-        call    *%rax
-        test    %rax, %rax
-        {disp32} jne     failed
-        lea     ID_COPY(%r12), %rdi
-        mov     ID(%r12), %rsi
-        mov     $STRING_CAP, %ecx
-        call    copy_string
+        CALL_CHECKED ID_FN
+        COPY_STRING ID_COPY(%r12), ID(%r12), STRING_CAP
         # parameters
         mov     %rbx, %rdi
         lea     PARAM_COUNT(%r12), %rsi
-        movabs  $PARAM_COUNT_FN, %rax
-        call    *%rax
-        test    %rax, %rax
-        {disp32} jne     failed
+        CALL_CHECKED PARAM_COUNT_FN
         mov     PARAM_COUNT(%r12), %r15d
         cmp     $MAX_PARAMS, %r15
         jbe     params_bounded
@@ -192,21 +183,12 @@ params_loop:
         lea     P_NAME(%r14), %rdx
         lea     P_TYPE(%r14), %rcx
         lea     P_VALUE(%r14), %r8
-        movabs  $PARAM_FN, %rax
-        call    *%rax
-        test    %rax, %rax
-        {disp32} jne     failed
-        lea     P_NAME_COPY(%r14), %rdi
-        mov     P_NAME(%r14), %rsi
-        mov     $NAME_CAP, %ecx
-        call    copy_string
+        CALL_CHECKED PARAM_FN
+        COPY_STRING P_NAME_COPY(%r14), P_NAME(%r14), NAME_CAP
         mov     P_TYPE(%r14), %eax
         cmp     $0, %eax
         jne     param_scalar
-        lea     P_STRING_COPY(%r14), %rdi
-        mov     P_VALUE(%r14), %rsi
-        mov     $VALUE_CAP, %ecx
-        call    copy_string
+        COPY_STRING P_STRING_COPY(%r14), P_VALUE(%r14), VALUE_CAP
         jmp     param_next
 param_scalar:
         movq    $0, P_SCALAR(%r14)

@@ -56,6 +56,7 @@ export async function floor(
       const until = performance.now() + lateMs;
       while (performance.now() < until);
     }
+    workers[w].t0 = performance.now(); // the latency spans building the request, as in C
     api.TRITONSERVER_InferenceRequestNew(out, server, "identity_int32", -1n);
     const req = ffi.fromAddress(out[0]);
     api.TRITONSERVER_InferenceRequestAddInput(req, "INPUT0", 8, shape, 2n);
@@ -68,7 +69,6 @@ export async function floor(
       callbacks.responseComplete,
       userps[w],
     );
-    workers[w].t0 = performance.now();
     api.TRITONSERVER_ServerInferAsync(server, req, ffi.NULL);
   };
 

@@ -62,7 +62,7 @@ typedef struct {
   _Atomic long responses;
   _Atomic int active;       /* workers still issuing */
   _Atomic long outstanding; /* requests not yet released */
-  uint64_t* latencies;      /* submit to FINAL, ns (concurrency 1 only) */
+  uint64_t* latencies;      /* RequestNew to the FINAL response read, ns (concurrency 1 only) */
   _Atomic long latency_count;
 } scenario;
 
@@ -95,6 +95,7 @@ static void add_input(TRITONSERVER_InferenceRequest* req, const char* name,
 static void issue(worker* w) {
   scenario* s = w->s;
   TRITONSERVER_InferenceRequest* req;
+  w->t0 = now_ns(); /* latency spans building the request, as the binding's infer() does */
   triton_check(TRITONSERVER_InferenceRequestNew(&req, server, s->model, -1), "RequestNew");
   if (s->kind == IDENTITY) {
     int64_t shape[2] = {s->rows, 16};
@@ -114,7 +115,6 @@ static void issue(worker* w) {
                    req, allocator, NULL, direct ? direct_response : tritonffi_response_complete, w),
                "SetResponseCallback");
   atomic_fetch_add(&s->outstanding, 1);
-  w->t0 = now_ns();
   triton_check(TRITONSERVER_ServerInferAsync(server, req, NULL), "InferAsync");
 }
 

@@ -180,14 +180,20 @@ const jsCallbacks = {};
 for (let round = 0; round < rounds; round++) {
   for (const name of only) {
     console.log(`bench: round ${round + 1}/${rounds}: C client`);
-    c = best(c, native(c === undefined ? "micro,bigOutput,handoff,direct" : "handoff"));
+    const cRun = native(c === undefined ? "micro,bigOutput,handoff,direct" : "handoff");
+    c = best(c, cRun);
     cRuns++;
     console.log(`bench: round ${round + 1}/${rounds}: ${name}`);
     const r = binding(name, round === 0 ? {} : { BENCH_ONLY: "floor,scenarios" });
-    js[name] = js[name] === undefined ? r : {
+    // Each run beside the C run made just before it, in the same minutes (table.mjs's paired
+    // ratios): on a noisy machine, the best of many C runs against the best of a few of the
+    // binding's favours C.
+    const pair = { c: cRun.handoff, binding: r.scenarios };
+    js[name] = js[name] === undefined ? { ...r, pairs: [pair] } : {
       ...js[name],
       floor: best(js[name].floor, r.floor),
       scenarios: best(js[name].scenarios, r.scenarios),
+      pairs: [...js[name].pairs, pair],
     };
   }
   if (pythonRuns()) {

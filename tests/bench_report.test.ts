@@ -1,7 +1,8 @@
 /**
  * The bench's report writers on a fixed report (no run, no core): bench/table.mjs puts the Python
  * API's column beside the bindings' with its ratios, leaves its FFI-layer cells empty, says which
- * columns ran, and counts the rows a runtime is behind it on; bench/chart.mjs draws a bar per
+ * columns ran, and counts the rows a runtime is behind it on; the targets, streams included, with
+ * each run also paired with the C run made just before it; bench/chart.mjs draws a bar per
  * runtime and scenario and the C and Python references as lines, all on the panel's one scale.
  *
  * @module
@@ -159,4 +160,30 @@ test("table: the RSS before and after the scenarios, and the responses still hel
     "120 → 341",
   ]);
   assert.deepEqual(row(md, "native responses held after").slice(1), ["256", "256", "256"]);
+});
+
+test("table: the targets, streams included, with each run paired with the C run before it", () => {
+  const r = report(ran);
+  // deno's two rounds: 1 stream at 0.6× and 0.4× of the C run made just before each, 128 streams
+  // at 0.5× and 0.7×; concurrency 1 at 0.5× and 1.0× (C p50 / binding p50).
+  const pair = (c1: number, b1: number, cs: number, bs: number, c128: number, b128: number) => ({
+    c: { latency_1x16: { p50: c1 }, stream_1x100000: cs, stream_128x1000: c128 },
+    binding: { latency_1x16: { p50: b1 }, stream_1x100000: bs, stream_128x1000: b128 },
+  });
+  const bindings = r.bindings as Record<string, Record<string, unknown>>;
+  bindings.deno.pairs = [
+    pair(20, 40, 500_000, 300_000, 200_000, 100_000),
+    pair(30, 30, 400_000, 160_000, 100_000, 70_000),
+  ];
+  const md = table(r);
+  // The table's own ratios: deno 90,000/s and 80,000/s against C's 600,000/s and 400,000/s.
+  assert.deepEqual(row(md, "1 stream × 100,000 ≥ 0.5×").slice(1), [
+    "0.15× ✗ (paired 0.50×)",
+    "0.07× ✗",
+    "0.30× ✗",
+  ]);
+  assert.equal(row(md, "128 streams × 1,000 ≥ 0.5×")[1], "0.20× ✗ (paired 0.60×)");
+  assert.equal(row(md, "c1 p50 latency [1,16] ≥ 0.8×")[1], "0.50× ✗ (paired 0.75×)");
+  assert.equal(row(md, "c128 throughput [1,16] ≥ 0.6×")[1], "0.80× ✓");
+  assert.match(md, /concurrency 128 ≥ 0\.6×, streams ≥ 0\.5×; and never behind the Python API/);
 });

@@ -1,7 +1,7 @@
 /**
  * The package as users install it: `npm pack` (which builds dist/ with tsc in `prepack`),
- * `npm install` of the tarball into a scratch project — offline, koffi coming from this
- * checkout's node_modules — then examples/quickstart.ts, importing "tritonffi", on Node, Bun and
+ * `npm install` of the tarball into a scratch project — offline, its dependencies coming from
+ * this checkout's node_modules — then examples/quickstart.ts, importing "tritonffi", on Node, Bun and
  * Deno (the pinned binaries under node_modules/.bin) against the core under test.
  *
  * @module
@@ -100,8 +100,12 @@ test(
       const tarballs = join(scratch, "tarballs");
       mkdirSync(tarballs);
       const tarball = pack(root, tarballs);
-      // koffi and its platform binaries as installed here (no registry needed).
-      const deps = [join(root, "node_modules", "koffi")];
+      // The package's dependencies (koffi, hono, ...) and koffi's platform binaries as installed
+      // here: no registry, nor npm's cache, which a fresh `npm ci` does not fill with them.
+      const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+        dependencies: Record<string, string>;
+      };
+      const deps = Object.keys(own.dependencies).map((d) => join(root, "node_modules", d));
       const scoped = join(root, "node_modules", "@koromix");
       if (existsSync(scoped)) { for (const d of readdirSync(scoped)) deps.push(join(scoped, d)); }
       const depTarballs = deps.map((d) => pack(d, tarballs, true));

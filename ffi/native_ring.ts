@@ -330,8 +330,10 @@ export class RingConsumer {
           return;
         }
       }
-      this.#fruitless = 0;
     }
+    // Completions came within the poll or before it began (under load, while the code the last
+    // ones resumed ran): polling pays, as the C client's poll counts it.
+    this.#fruitless = 0;
     this.#woken();
   };
 

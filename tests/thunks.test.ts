@@ -18,6 +18,7 @@ import {
   RingConsumer,
   type RingWaiter,
 } from "../ffi/native_ring.ts";
+import { ringBytes, RingLayout } from "../ffi/ring_layout.ts";
 import { platform } from "../ffi/os.ts";
 import { env, runtimeName } from "../ffi/runtime.ts";
 import { compileBunRing } from "../ffi/thunks/bun_ring.ts";
@@ -379,6 +380,88 @@ test(
       thunks.bufferAttributes,
     );
     assert.equal(failed, 0, `check ${failed} of driver_check_allocator failed`);
+  },
+);
+
+test(
+  "ring consumer: stops polling after 8 fruitless polls, and polls again once completions are " +
+    "waiting when a poll begins",
+  needsNative,
+  async () => {
+    const lib = await loadTriton();
+    const capacity = 16;
+    const ring = new NativeRing(lib.ffi, capacity);
+    const slots = new Int32Array(lib.ffi.view(ring.address, ringBytes(capacity)));
+    let tail = 0;
+    /** Publishes one completion, as a producer thread does. */
+    const publish = () => {
+      const at = (RingLayout.SLOTS + (tail & (capacity - 1)) * RingLayout.SLOT_SIZE) >> 2;
+      slots[at + 1] = 1; // kind: a response
+      slots[at + 6] = 1; // userp
+      Atomics.store(slots, at, ++tail);
+    };
+    let woken: (() => void) | undefined;
+    let waits = 0;
+    let waitedAt = 0;
+    const waiter: RingWaiter = {
+      fd: -1,
+      keepsAlive: false,
+      wait(w) {
+        waits++;
+        waitedAt = performance.now();
+        woken = w;
+      },
+      cancel() {},
+      resume() {},
+    };
+    const pollMs = 20;
+    const consumer = new RingConsumer(ring, waiter, pollMs * 1000);
+    let handled = 0;
+    let handledAt = 0;
+    consumer.setHandler(() => {
+      handled++;
+      handledAt = performance.now();
+    });
+    const waitFor = async (done: () => boolean) => {
+      const until = performance.now() + 10_000;
+      while (!done()) {
+        assert.ok(performance.now() < until, "the consumer did not get there");
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    };
+    /** Hands the sleeping consumer one completion; true when it then slept without polling. */
+    const wake = () => {
+      const before = waits;
+      publish();
+      woken!();
+      return waits > before;
+    };
+    try {
+      consumer.busy();
+      // Eight polls that find nothing (each spins pollMs, then the consumer sleeps).
+      for (let i = 0; i < 8; i++) {
+        const before = waits;
+        if (i > 0) assert.equal(wake(), false, `poll ${i + 1} was scheduled`);
+        await waitFor(() => waits > before);
+      }
+      assert.equal(wake(), true, "after 8 fruitless polls, the consumer sleeps at once");
+      // Only one wait in 16 still polls: hand it a completion before that poll begins.
+      let n = 0;
+      while (wake()) assert.ok(++n < 16, "no retry poll within 16 waits");
+      const count = handled;
+      publish();
+      await waitFor(() => handled > count);
+      const drainedAt = handledAt;
+      await waitFor(() => waitedAt > drainedAt);
+      // The poll found a completion waiting: polling pays again, so the consumer polls (pollMs)
+      // before it sleeps, instead of sleeping at once.
+      assert.ok(
+        waitedAt - drainedAt >= pollMs * 0.9,
+        `slept ${(waitedAt - drainedAt).toFixed(2)} ms after the drain`,
+      );
+    } finally {
+      consumer.idle();
+    }
   },
 );
 

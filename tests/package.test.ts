@@ -1,8 +1,8 @@
 /**
  * The package as users install it: `npm pack` (which builds dist/ with tsc in `prepack`),
  * `npm install` of the tarball into a scratch project — offline, its dependencies coming from
- * this checkout's node_modules — then examples/quickstart.ts, importing "tritonffi", on Node, Bun and
- * Deno (the pinned binaries under node_modules/.bin) against the core under test.
+ * this checkout's node_modules — then examples/quickstart.ts, importing "tritonffi", on Node, Bun
+ * and Deno (the pinned binaries under node_modules/.bin) against the core under test.
  *
  * @module
  */

@@ -258,7 +258,8 @@ const State = {
  * hop, and on virtual machines waking an idle vCPU costs tens of µs more; a completion that comes
  * within the budget costs neither. The poll blocks the event loop for at most the budget; after
  * {@link POLL_GIVE_UP} fruitless polls in a row (a slow model) only one wait in
- * {@link POLL_RETRY} polls, until a poll pays off again.
+ * {@link POLL_RETRY} polls, until a poll pays off again: finds completions, arriving while it
+ * spins or already waiting when it begins.
  */
 export class RingConsumer {
   readonly ring: NativeRing;

@@ -72,6 +72,11 @@ function pairedRatio(pairs, key, field, lower) {
   return qs.length % 2 === 1 ? qs[mid] : (qs[mid - 1] + qs[mid]) / 2;
 }
 
+/** A target's cell: the ratio and whether it reaches `goal`. */
+function judged(q, goal) {
+  return `${q.toFixed(2)}× ${q >= goal ? "✓" : "✗"}`;
+}
+
 /** Binding / C for throughputs, C / binding for times: ≥ 1 means at least as fast as C. */
 function ratio(c, b, lowerIsBetter) {
   if (!c || !b) return undefined;
@@ -178,8 +183,7 @@ export function table(report) {
       );
       if (q === undefined) return "—";
       const p = pairedRatio(bindings[r].pairs, key, field, lower);
-      return `${q.toFixed(2)}× ${q >= goal ? "✓" : "✗"}` +
-        (p === undefined ? "" : ` (paired ${p.toFixed(2)}×)`);
+      return judged(q, goal) + (p === undefined ? "" : ` (paired ${p.toFixed(2)}×)`);
     });
   for (const [key, field, label, lower, goal] of TARGETS) {
     out.push(`| ${label} | ${target(key, field, lower, goal).join(" | ")} |`);
@@ -191,7 +195,7 @@ export function table(report) {
         value(bindings[r].floor?.[key], field),
         lower,
       );
-      return q === undefined ? "—" : `${q.toFixed(2)}× ${q >= goal ? "✓" : "✗"}`;
+      return q === undefined ? "—" : judged(q, goal);
     });
   out.push(
     `| FFI layer: c1 p50 latency ≥ 0.8× | ${

@@ -395,10 +395,10 @@ test(
     let tail = 0;
     /** Publishes one completion, as a producer thread does. */
     const publish = () => {
-      const at = (RingLayout.SLOTS + (tail & (capacity - 1)) * RingLayout.SLOT_SIZE) >> 2;
-      slots[at + 1] = 1; // kind: a response
-      slots[at + 6] = 1; // userp
-      Atomics.store(slots, at, ++tail);
+      const at = RingLayout.SLOTS + (tail & (capacity - 1)) * RingLayout.SLOT_SIZE;
+      slots[(at + RingLayout.SLOT_KIND) >> 2] = 1; // a response
+      slots[(at + RingLayout.SLOT_USERP) >> 2] = 1;
+      Atomics.store(slots, (at + RingLayout.SLOT_SEQ) >> 2, ++tail);
     };
     let woken: (() => void) | undefined;
     let waits = 0;

@@ -140,7 +140,8 @@ export interface ServerOptions {
    * (`TRITONSERVER_ServerOptionsSetModelLoadThreadCount`). */
   readonly modelLoadThreadCount?: number;
   /** Times a failed model load is retried, an integer >= 0
-   * (`TRITONSERVER_ServerOptionsSetModelLoadRetryCount`, API 1.28+). */
+   * (`TRITONSERVER_ServerOptionsSetModelLoadRetryCount`, API 1.28+). @default 0, as
+   * `tritonserver`'s `--model-load-retry-count` (the core leaves it unset otherwise). */
   readonly modelLoadRetryCount?: number;
   /** Memory limits for model loading per device. */
   readonly modelLoadDeviceLimit?: readonly ModelLoadDeviceLimit[];
@@ -168,7 +169,8 @@ export interface ServerOptions {
    * (`TRITONSERVER_ServerOptionsSetMinSupportedComputeCapability`). */
   readonly minSupportedComputeCapability?: number;
   /** Enable peer access between GPUs (`TRITONSERVER_ServerOptionsSetEnablePeerAccess`,
-   * API 1.32+). */
+   * API 1.32+). @default true, as `tritonserver`'s `--enable-peer-access` (the core leaves it
+   * unset otherwise). */
   readonly enablePeerAccess?: boolean;
   /** Host policies by name. */
   readonly hostPolicy?: Readonly<Record<string, HostPolicy>>;
@@ -204,7 +206,10 @@ export function createServerOptions(lib: TritonLibrary, o: ServerOptions): Ptr {
   check(lib, api.TRITONSERVER_ServerOptionsNew(out));
   const opts = ffi.fromAddress(out[0]);
   try {
-    for (const set of plan) check(lib, set(api, opts));
+    for (const set of plan) {
+      const err = set(api, opts, lib.version.minor);
+      if (err !== undefined) check(lib, err);
+    }
     return opts;
   } catch (e) {
     discard(lib, api.TRITONSERVER_ServerOptionsDelete(opts));

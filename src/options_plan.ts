@@ -11,8 +11,27 @@ import type { Ptr } from "../ffi/types.ts";
 import { TritonError } from "./errors.ts";
 import type { LogOptions, ServerOptions } from "./options.ts";
 
-/** One setter call on a `TRITONSERVER_ServerOptions*`; returns the `TRITONSERVER_Error*`. */
-export type OptionSetter = (api: TritonLibrary["api"], opts: Ptr) => Ptr;
+/** One setter call on a `TRITONSERVER_ServerOptions*`; returns the `TRITONSERVER_Error*`, or
+ * undefined where it made no call (a default the core, of API minor version `apiMinor`, predates). */
+export type OptionSetter = (
+  api: TritonLibrary["api"],
+  opts: Ptr,
+  apiMinor: number,
+) => Ptr | undefined;
+
+/**
+ * Options that Triton's `TRITONSERVER_ServerOptions` leaves uninitialised (its constructor gives
+ * them no value, so the core reads whatever the heap held: a model that fails to load was seen
+ * retried without end), with the defaults of `tritonserver`'s command line, which always sets
+ * them. The binding sets each unless the option is given, where the core has the setter (the API
+ * minor version it came with).
+ */
+export const UNINITIALISED_DEFAULTS = {
+  /** `--model-load-retry-count`. */
+  modelLoadRetryCount: { value: 0, since: 28 },
+  /** `--enable-peer-access`. */
+  enablePeerAccess: { value: true, since: 32 },
+} as const;
 
 const U32_MAX = 0xffffffff;
 const I32_MAX = 0x7fffffff;
@@ -253,9 +272,12 @@ export function planServerOptions(o: ServerOptions): OptionSetter[] {
     plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetModelLoadThreadCount(p, loadThreads));
   }
   const retries = int("modelLoadRetryCount", o.modelLoadRetryCount, 0, U32_MAX);
-  if (retries !== undefined) {
-    plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetModelLoadRetryCount(p, retries));
-  }
+  const retryDefault = UNINITIALISED_DEFAULTS.modelLoadRetryCount;
+  plan.push((api, p, minor) =>
+    retries === undefined && minor < retryDefault.since
+      ? undefined
+      : api.TRITONSERVER_ServerOptionsSetModelLoadRetryCount(p, retries ?? retryDefault.value)
+  );
   if (o.modelLoadDeviceLimit !== undefined) {
     if (!Array.isArray(o.modelLoadDeviceLimit)) {
       fail('modelLoadDeviceLimit must be a list of { kind: "gpu", device, fraction }');
@@ -311,9 +333,12 @@ export function planServerOptions(o: ServerOptions): OptionSetter[] {
     plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetMinSupportedComputeCapability(p, cc));
   }
   const peer = bool("enablePeerAccess", o.enablePeerAccess);
-  if (peer !== undefined) {
-    plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetEnablePeerAccess(p, peer));
-  }
+  const peerDefault = UNINITIALISED_DEFAULTS.enablePeerAccess;
+  plan.push((api, p, minor) =>
+    peer === undefined && minor < peerDefault.since
+      ? undefined
+      : api.TRITONSERVER_ServerOptionsSetEnablePeerAccess(p, peer ?? peerDefault.value)
+  );
   for (const [policy, settings] of Object.entries(record("hostPolicy", o.hostPolicy) ?? {})) {
     const s = record(`hostPolicy.${policy}`, settings) ?? {};
     known(`hostPolicy.${policy}`, s, ["numa-node", "cpu-cores"]);

@@ -62,7 +62,8 @@ function createAllocator(lib: TritonLibrary, fns: AllocatorFunctions): Ptr {
 export interface StartOptions {
   /** Wait until `TRITONSERVER_ServerIsReady` answers true. Default true. */
   readonly waitUntilReady?: boolean;
-  /** Milliseconds to wait for readiness before failing. Default 30000. */
+  /** Milliseconds `start()` may take, creating the server and waiting for readiness included,
+   * before it fails UNAVAILABLE. @default 30000 */
   readonly timeoutMs?: number;
   /** @deprecated The old name of {@link timeoutMs} (milliseconds); give one of the two. */
   readonly timeout?: number;
@@ -107,7 +108,9 @@ export class Server {
    * @returns this server.
    * @throws {LibraryLoadError} when no usable library is found.
    * @throws {TritonError} INVALID_ARG for bad options; Triton's error when the server cannot be
-   *   created; UNAVAILABLE when it is not ready within `timeoutMs`.
+   *   created; UNAVAILABLE when it is not created and ready within `timeoutMs` (counted from the
+   *   call: a `TRITONSERVER_ServerNew` still loading models then is left to finish, and the
+   *   server it makes is deleted).
    */
   async start(start: StartOptions = {}): Promise<this> {
     if (this.#state !== "new") {
@@ -122,6 +125,7 @@ export class Server {
       30_000,
     );
     this.#state = "starting";
+    const deadline = Date.now() + readyMs;
     try {
       const lib = (this.#lib = await loadTriton(start.libraryPath));
       const { api, apiAsync, ffi } = lib;
@@ -135,11 +139,25 @@ export class Server {
       };
       const opts = createServerOptions(lib, this.options);
       const out = new BigUint64Array(1);
-      try {
-        check(lib, await apiAsync.TRITONSERVER_ServerNew(out, opts));
-      } finally {
+      const created = apiAsync.TRITONSERVER_ServerNew(out, opts).then((err) => {
         discard(lib, api.TRITONSERVER_ServerOptionsDelete(opts));
-      }
+        return err;
+      });
+      const err = await beforeDeadline(created, deadline, () => {
+        // TRITONSERVER_ServerNew loads the startup models and cannot be interrupted: what it
+        // creates once it returns is stopped and deleted then, off the JS thread.
+        void created.then((late) => {
+          if (!ffi.isNull(late)) return discard(lib, late);
+          const server = ffi.fromAddress(out[0]);
+          return apiAsync.TRITONSERVER_ServerDelete(server).then((e) => discard(lib, e));
+        });
+        return new TritonError(
+          "UNAVAILABLE",
+          `server not started within ${readyMs} ms (timeoutMs): TRITONSERVER_ServerNew is ` +
+            "still loading its models; the server it makes is deleted once it returns",
+        );
+      });
+      check(lib, err);
       this.#server = ffi.fromAddress(out[0]);
       try {
         this.#allocator = createAllocator(lib, callbacks.allocator);
@@ -148,7 +166,7 @@ export class Server {
         throw e;
       }
       this.#state = "running";
-      if (start.waitUntilReady ?? true) await this.#waitReady(readyMs);
+      if (start.waitUntilReady ?? true) await this.#waitReady(readyMs, deadline);
       return this;
     } catch (e) {
       // The start's own error is the one to report; a stop that times out too says less.
@@ -158,8 +176,7 @@ export class Server {
     }
   }
 
-  async #waitReady(timeout: number): Promise<void> {
-    const deadline = Date.now() + timeout;
+  async #waitReady(timeout: number, deadline: number): Promise<void> {
     while (!this.ready()) {
       if (Date.now() > deadline) {
         throw new TritonError("UNAVAILABLE", `server not ready after ${timeout} ms`);
@@ -178,6 +195,17 @@ export class Server {
    * @throws {TritonError} UNAVAILABLE when the server is not running. */
   ready(): boolean {
     return this.#bool("TRITONSERVER_ServerIsReady");
+  }
+
+  /** `TRITONSERVER_ServerIsLive`, false where it fails (UNAVAILABLE "Server exiting" once
+   * stopped). */
+  #isLive(): boolean {
+    const lib = this.#lib!;
+    const flag = new Uint8Array(1);
+    const err = lib.api.TRITONSERVER_ServerIsLive(this.#server!, flag);
+    if (lib.ffi.isNull(err)) return flag[0] !== 0;
+    discard(lib, err);
+    return false;
   }
 
   #bool(fn: "TRITONSERVER_ServerIsLive" | "TRITONSERVER_ServerIsReady"): boolean {
@@ -409,9 +437,16 @@ export class Server {
     await Promise.allSettled([...this.#operations]);
     lib.binding.deletes.flush();
     children.releaseResponses();
-    const stopErr = await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
+    // A server stopped outside this object (TRITONSERVER_ServerStop on its native() handle) is
+    // no longer live, and Triton's Stop then returns at once, whether or not its models have
+    // finished unloading: nothing in the C API can tell, and deleting it under an unload crashes
+    // the process. It is left as after an expired exit timeout.
+    const stoppedOutside = !this.#isLive();
+    const stopErr = stoppedOutside
+      ? lib.ffi.NULL
+      : await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
     lib.binding.deletes.flush();
-    if (!lib.ffi.isNull(stopErr)) {
+    if (stoppedOutside || !lib.ffi.isNull(stopErr)) {
       // The exit timeout expired with inferences still running or models still unloading on
       // Triton's threads. TRITONSERVER_ServerDelete would free what they use (the real core
       // crashes), so the server and its allocator are left to the process; its children stay
@@ -419,6 +454,14 @@ export class Server {
       this.#server = undefined;
       this.#allocator = undefined;
       this.#state = "stopped";
+      if (stoppedOutside) {
+        throw new TritonError(
+          "INTERNAL",
+          "the server was stopped outside this Server (TRITONSERVER_ServerStop on its native " +
+            "handle): whether its models finished unloading cannot be known, so it was not " +
+            "deleted; it is freed when the process exits",
+        );
+      }
       const error = errorFromPtr(lib, stopErr, true);
       throw new TritonError(
         error.code,
@@ -445,5 +488,23 @@ export class Server {
   /** Same as {@link stop}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.stop();
+  }
+}
+
+/** `work`'s value, or the error `late()` makes if `work` has not settled by `deadline` (a
+ * `Date.now()` time). */
+async function beforeDeadline<T>(
+  work: Promise<T>,
+  deadline: number,
+  late: () => Error,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -5,10 +5,13 @@
  * 400 ms (tests/slow_models; the fake core imitates its delays).
  */
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { Server } from "../mod.ts";
-import { startServer } from "./support/env.ts";
+import { type Server, TritonError } from "../mod.ts";
+import { liveCounter, startServer } from "./support/env.ts";
 
 const SLOW_REPOSITORY = fileURLToPath(new URL("./slow_models", import.meta.url));
 const TICK_MS = 10;
@@ -67,4 +70,53 @@ test("a timer keeps ticking through start(), loadModel() and stop()", async () =
     throw e;
   }
   assertTicked("stop()", await ticksDuring(() => server.stop()));
+});
+
+test("start({ timeoutMs }) rejects by its deadline while ServerNew still loads; that server is deleted later", async () => {
+  const live = await liveCounter();
+  const servers = live?.("server") ?? 0;
+  const t0 = performance.now();
+  await assert.rejects(
+    startServer({
+      modelRepository: SLOW_REPOSITORY,
+      modelControlMode: "explicit",
+      startupModels: ["slow_load"],
+    }, { timeoutMs: 100 }),
+    (e: unknown) =>
+      e instanceof TritonError && e.code === "UNAVAILABLE" && /within 100 ms/.test(e.message),
+  );
+  const ms = performance.now() - t0;
+  assert.ok(ms < 350, `start() rejected after ${ms.toFixed(0)} ms, past its 100 ms deadline`);
+  if (live) {
+    // slow_load's 400 ms load, then its 400 ms unload when the late server is deleted.
+    const deadline = Date.now() + 5000;
+    while (live("server") > servers) {
+      assert.ok(Date.now() < deadline, "the server ServerNew made late was never deleted");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+});
+
+test("a model that cannot load (unknown backend) fails start() quickly, every time", async () => {
+  const repo = mkdtempSync(join(tmpdir(), "tritonffi-nosuch-"));
+  mkdirSync(join(repo, "broken", "1"), { recursive: true });
+  writeFileSync(
+    join(repo, "broken", "config.pbtxt"),
+    'name: "broken"\nbackend: "nosuch"\nmax_batch_size: 0\n' +
+      'input [{ name: "IN", data_type: TYPE_INT32, dims: [1] }]\n' +
+      'output [{ name: "OUT", data_type: TYPE_INT32, dims: [1] }]\n',
+  );
+  try {
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      await assert.rejects(
+        startServer({ modelRepository: repo }, { timeoutMs: 5000 }),
+        (e: unknown) => e instanceof TritonError && /failed to load all models/.test(e.message),
+      );
+      const ms = performance.now() - t0;
+      assert.ok(ms < 3000, `run ${i}: start() failed after ${ms.toFixed(0)} ms`);
+    }
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
 });

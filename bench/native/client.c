@@ -505,6 +505,9 @@ int main(int argc, char** argv) {
   }
   triton_check(TRITONSERVER_ServerOptionsSetLogInfo(opts, 0), "log");
   triton_check(TRITONSERVER_ServerOptionsSetLogWarn(opts, 0), "log");
+  /* The core leaves these two uninitialised; tritonserver's defaults. */
+  triton_check(TRITONSERVER_ServerOptionsSetModelLoadRetryCount(opts, 0), "retry count");
+  triton_check(TRITONSERVER_ServerOptionsSetEnablePeerAccess(opts, 1), "peer access");
   triton_check(TRITONSERVER_ServerNew(&server, opts), "ServerNew");
   triton_check(TRITONSERVER_ServerOptionsDelete(opts), "ServerOptionsDelete");
   for (int i = 0; i < 3; i++) {

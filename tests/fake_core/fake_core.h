@@ -34,6 +34,9 @@ FC_EXPORT uint64_t FAKECORE_LastRequestTimeoutUs(void);
 #pragma GCC visibility push(hidden)
 
 #define FC_VERSION_STRING "0.0.0"
+/* What an option the real core leaves uninitialised holds until it is set (options.c). */
+#define FC_OPTION_POISON_U32 0xA5A5A5A5u
+#define FC_OPTION_POISON_BOOL 0xA5u
 #define FC_UNUSED(x) ((void)(x))
 
 /* ------------------------------------------------------------------ */
@@ -63,6 +66,12 @@ void fc_probe_input(const void* base);
 void fc_probe_output(const void* buffer);
 void fc_probe_misuse(void);
 void fc_count_dec(fc_kind kind);
+
+/* handles.c: the live servers, requests and responses. A use or a delete of one that is not live
+ * (deleted already, or never created) aborts the process, naming the function. */
+void fc_handle_add(fc_kind kind, const void* p);
+void fc_handle_check(fc_kind kind, const void* p, const char* fn);
+void fc_handle_remove(fc_kind kind, const void* p, const char* fn);
 
 /* ------------------------------------------------------------------ */
 /* util.c: memory, strings, string builder, time                       */
@@ -319,9 +328,11 @@ struct TRITONSERVER_ServerOptions {
   unsigned int exit_timeout;
   unsigned int buffer_manager_thread_count;
   unsigned int model_load_thread_count;
+  /* Real core: TritonServerOptions's constructor leaves these two uninitialised; the fake fills
+   * them with FC_OPTION_POISON_* until set, and TRITONSERVER_ServerNew aborts on a poisoned one. */
   unsigned int model_load_retry_count;
   bool model_namespacing;
-  bool peer_access;
+  unsigned char peer_access; /* 0, 1, or FC_OPTION_POISON_BOOL */
   char* log_file;
   bool log_info, log_warn, log_error;
   int log_verbose;

@@ -52,6 +52,8 @@ TRITONSERVER_ServerOptionsNew(TRITONSERVER_ServerOptions** options)
   o->strict_readiness = true;
   o->exit_timeout = 30;
   o->model_load_thread_count = 4;
+  o->model_load_retry_count = FC_OPTION_POISON_U32; /* uninitialised in the real core */
+  o->peer_access = FC_OPTION_POISON_BOOL;       /* uninitialised in the real core */
   o->log_info = o->log_warn = o->log_error = true;
   o->log_format = TRITONSERVER_LOG_DEFAULT;
   o->metrics = true;

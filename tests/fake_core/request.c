@@ -14,6 +14,7 @@
     if ((r) == NULL) {                                                  \
       return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "request is null"); \
     }                                                                   \
+    fc_handle_check(FC_K_REQUEST, (r), __func__);                       \
   } while (0)
 
 char*
@@ -169,6 +170,7 @@ TRITONSERVER_InferenceRequestNew(
   /* Priority 0 maps to the model default (0 without priority levels). */
   r->priority = (uint64_t)m->cfg->default_priority_level;
   fc_count_inc(FC_K_REQUEST);
+  fc_handle_add(FC_K_REQUEST, r);
   *inference_request = r;
   return NULL;
 }
@@ -179,6 +181,7 @@ TRITONSERVER_InferenceRequestDelete(TRITONSERVER_InferenceRequest* r)
   if (r == NULL) {
     return NULL;
   }
+  fc_handle_check(FC_K_REQUEST, r, __func__);
   int state = atomic_load(&r->state);
   if (state == FC_RS_PENDING || state == FC_RS_EXECUTING) {
     /* The real core would free memory its workers still use. */
@@ -202,6 +205,7 @@ TRITONSERVER_InferenceRequestDelete(TRITONSERVER_InferenceRequest* r)
   if (r->factory) {
     fc_factory_unref(r->factory);
   }
+  fc_handle_remove(FC_K_REQUEST, r, __func__);
   free(r);
   fc_count_dec(FC_K_REQUEST);
   return NULL;

@@ -11,6 +11,7 @@
     if ((r) == NULL) {                                                   \
       return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "response is null"); \
     }                                                                    \
+    fc_handle_check(FC_K_RESPONSE, (r), __func__);                       \
   } while (0)
 
 TRITONSERVER_InferenceResponse*
@@ -21,6 +22,7 @@ fc_response_new(fc_factory* f)
   r->trace = fc_trace_ref_from(f);
   fc_model_response_new(f->model); /* the response holds its model */
   fc_count_inc(FC_K_RESPONSE);
+  fc_handle_add(FC_K_RESPONSE, r);
   /* Real core (InferenceResponse's constructor): the allocator's start
    * function runs once per response, before its outputs are allocated; an
    * error it returns is logged. */
@@ -190,6 +192,7 @@ fc_response_destroy(TRITONSERVER_InferenceResponse* r)
   if (r == NULL) {
     return;
   }
+  fc_handle_remove(FC_K_RESPONSE, r, "TRITONSERVER_InferenceResponseDelete");
   TRITONSERVER_ResponseAllocator* a = r->factory->allocator;
   if (a != NULL && a->deleted) {
     FC_LOG_ERROR("a response was deleted after its response allocator (a use after free)");

@@ -18,6 +18,7 @@
     if ((s) == NULL) {                                                  \
       return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "server is null");  \
     }                                                                   \
+    fc_handle_check(FC_K_SERVER, (s), __func__);                        \
   } while (0)
 
 static fc_server_state
@@ -162,20 +163,29 @@ settle_models_locked(fc_server* s)
 
 /* After a Stop that failed its exit timeout, a later Stop succeeds at once
  * (the server is no longer READY) and the real core's ServerDelete then frees
- * the server under the work still running on its threads: the process
- * crashes (seen with a Python model still executing and unloading). The fake
- * stops the process there too, saying why, so that a binding that deletes too
- * early fails in CI as it would in production. (A model held live only by an
- * undeleted response outlives the server instead: see fc_model_drop.) */
+ * the server under the work still running on its threads: an inference still
+ * executing, or a model still unloading (one a response held until the
+ * failed Stop gave up: deleting that response starts its unload on a thread
+ * of the core). The process crashes (seen with a Python model still
+ * executing and unloading, and as glibc's "double free or corruption" with
+ * identity_int32 unloading). The fake stops the process there too, saying
+ * why, so that a binding that deletes too early fails in CI as it would in
+ * production. */
 static void
 abort_if_busy(fc_server* s)
 {
   size_t inflight = 0;
+  const char* live = NULL;
   pthread_mutex_lock(&s->mu);
   for (fc_model* m = s->models; m; m = m->next) {
     pthread_mutex_lock(&m->mu);
     inflight += m->inflight;
+    bool unloading = m->live_responses > 0 || m->state == FC_MS_READY ||
+                     m->state == FC_MS_LOADING || m->state == FC_MS_UNLOADING;
     pthread_mutex_unlock(&m->mu);
+    if (unloading && live == NULL) {
+      live = m->name;
+    }
   }
   pthread_mutex_unlock(&s->mu);
   if (inflight > 0) {
@@ -184,6 +194,15 @@ abort_if_busy(fc_server* s)
         "fake core: TRITONSERVER_ServerDelete with %zu inferences still running: "
         "the real core frees what they use and crashes\n",
         inflight);
+    abort();
+  }
+  if (live != NULL) {
+    fprintf(
+        stderr,
+        "fake core: TRITONSERVER_ServerDelete after a failed TRITONSERVER_ServerStop, with "
+        "model '%s' still live or unloading: the real core frees what its unload uses and "
+        "crashes\n",
+        live);
     abort();
   }
 }
@@ -296,6 +315,28 @@ server_free(fc_server* s)
   fc_count_dec(FC_K_SERVER);
 }
 
+/* Real core: TritonServerOptions's constructor gives the model load retry count and peer access
+ * no value, so a server created without setting them reads what the heap held (seen: a model that
+ * fails to load retried without end, its log growing by gigabytes). tritonserver's command line
+ * always sets both; a binding must too. The fake stops the process, naming the option. */
+static void
+abort_if_uninitialised(const TRITONSERVER_ServerOptions* o)
+{
+  const char* unset = o->model_load_retry_count == FC_OPTION_POISON_U32
+                          ? "TRITONSERVER_ServerOptionsSetModelLoadRetryCount"
+                      : o->peer_access == FC_OPTION_POISON_BOOL
+                          ? "TRITONSERVER_ServerOptionsSetEnablePeerAccess"
+                          : NULL;
+  if (unset != NULL) {
+    fprintf(
+        stderr,
+        "fake core: TRITONSERVER_ServerNew with options %s never set: the real core leaves it "
+        "uninitialised and reads whatever the heap held\n",
+        unset);
+    abort();
+  }
+}
+
 TRITONSERVER_Error*
 TRITONSERVER_ServerNew(
     TRITONSERVER_Server** server, TRITONSERVER_ServerOptions* o)
@@ -303,6 +344,7 @@ TRITONSERVER_ServerNew(
   if (server == NULL || o == NULL) {
     return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "invalid argument");
   }
+  abort_if_uninitialised(o);
   fc_server* s = fc_xcalloc(1, sizeof(*s));
   pthread_mutex_init(&s->mu, NULL);
   pthread_mutex_init(&s->load_mu, NULL);
@@ -342,6 +384,7 @@ TRITONSERVER_ServerNew(
     free(text);
     fc_err_free(err);
   }
+  fc_handle_add(FC_K_SERVER, s);
   *server = (TRITONSERVER_Server*)s;
   return NULL;
 }
@@ -352,6 +395,7 @@ TRITONSERVER_ServerStop(TRITONSERVER_Server* server)
   if (server == NULL) {
     return NULL;
   }
+  fc_handle_check(FC_K_SERVER, server, __func__);
   if (fc_core_thread) {
     return fc_err(
         TRITONSERVER_ERROR_INTERNAL,
@@ -367,6 +411,7 @@ TRITONSERVER_ServerDelete(TRITONSERVER_Server* server)
   if (server == NULL) {
     return NULL;
   }
+  fc_handle_check(FC_K_SERVER, server, __func__);
   if (fc_core_thread) {
     return fc_err(
         TRITONSERVER_ERROR_INTERNAL,
@@ -379,6 +424,7 @@ TRITONSERVER_ServerDelete(TRITONSERVER_Server* server)
     return err; /* as the real core: the server is not deleted */
   }
   abort_if_busy(s);
+  fc_handle_remove(FC_K_SERVER, s, __func__);
   server_free(s);
   return NULL;
 }

@@ -10,7 +10,13 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { macrotask } from "../../ffi/macrotask.ts";
 import { env, ffiRuntime } from "../../ffi/runtime.ts";
-import { type InferResponse, loadTriton, Server, type ServerOptions } from "../../mod.ts";
+import {
+  type InferResponse,
+  loadTriton,
+  Server,
+  type ServerOptions,
+  type StartOptions,
+} from "../../mod.ts";
 
 // As `npm test` does: the fake core and fake CUDA runtime built under .build/ (`npm run
 // build:fake`) unless the environment names others, so that `deno test`, `bun test` and
@@ -73,7 +79,10 @@ export async function isFakeCore(): Promise<boolean> {
 }
 
 /** Starts a server on tests/models (quiet logs unless TRITONFFI_TEST_LOG is set). */
-export function startServer(options: Partial<ServerOptions> = {}): Promise<Server> {
+export function startServer(
+  options: Partial<ServerOptions> = {},
+  start: StartOptions = {},
+): Promise<Server> {
   const verbose = env("TRITONFFI_TEST_LOG") !== undefined;
   return new Server({
     modelRepository: MODEL_REPOSITORY,
@@ -81,7 +90,7 @@ export function startServer(options: Partial<ServerOptions> = {}): Promise<Serve
     logWarn: verbose,
     exitTimeout: 10,
     ...options,
-  }).start();
+  }).start(start);
 }
 
 /**

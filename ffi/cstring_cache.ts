@@ -38,6 +38,12 @@ export function encodeCString(s: string): Uint8Array {
  * @throws {TritonError} INVALID_ARG.
  */
 export function checkCString(s: string): void {
+  if (typeof s !== "string") {
+    throw new TritonError(
+      "INVALID_ARG",
+      `a string passed to Triton must be a string, not ${s === null ? "null" : typeof s}`,
+    );
+  }
   const at = s.indexOf("\0");
   if (at >= 0) {
     throw new TritonError(

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { invalidArgument } from "./arguments.ts";
 import {
   batchProperties,
   type ModelBatchProperties,
@@ -30,6 +31,7 @@ export class Model {
 
   /** Use {@link Server.model}. */
   constructor(server: Server, name: string, version = -1) {
+    checkModelRef(name, version);
     this.server = server;
     this.name = name;
     this.version = version;
@@ -155,5 +157,23 @@ export class Model {
   transactionProperties(): ModelTransactionProperties {
     const { lib, server } = this.server.native();
     return transactionProperties(lib, server, this.name, this.version);
+  }
+}
+
+/**
+ * Checks a model name and version as users give them.
+ * @throws {TritonError} INVALID_ARG for a name that is not a non-empty string, or a version that
+ *   is not an integer >= -1.
+ */
+export function checkModelRef(name: unknown, version: unknown): void {
+  if (typeof name !== "string" || name === "") {
+    throw invalidArgument("the model name", "a non-empty string", name);
+  }
+  if (typeof version !== "number" || !Number.isSafeInteger(version) || version < -1) {
+    throw invalidArgument(
+      `model '${name}': version`,
+      "an integer >= -1 (-1: the server's choice)",
+      version,
+    );
   }
 }

@@ -10,6 +10,13 @@ import type { CallbackTable } from "../ffi/callbacks.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { FfiRuntime, Ptr } from "../ffi/types.ts";
 import { DATA_TYPES } from "./dtypes.ts";
+import {
+  expectRecord,
+  expectString,
+  invalidArgument,
+  isRecord,
+  optionalBoolean,
+} from "./arguments.ts";
 import { check, TritonError } from "./errors.ts";
 import { type RequestParameterValue, setRequestParameters } from "./request_parameters.ts";
 import type { InferResponse, ResponseSource } from "./response.ts";
@@ -151,17 +158,8 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   const { lib } = owner;
   const { api, ffi } = lib;
   const callbacks = lib.binding.callbacks;
-  if (req === null || typeof req !== "object" || typeof req.inputs !== "object") {
-    throw new TritonError("INVALID_ARG", "infer() needs { inputs: { name: tensor, ... } }");
-  }
+  checkRequest(req);
   const signal = req.signal;
-  if (
-    signal !== undefined &&
-    (typeof signal !== "object" || signal === null ||
-      typeof signal.addEventListener !== "function" || typeof signal.aborted !== "boolean")
-  ) {
-    throw new TritonError("INVALID_ARG", "signal must be an AbortSignal");
-  }
   const policy = memoryPolicy(callbacks, req);
   const tracing = req.trace === undefined ? undefined : traceSettings(req.trace);
   const tensors: [string, Tensor][] = Object.entries(req.inputs).map(([name, value]) => {
@@ -275,6 +273,49 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   return stream;
 }
 
+/**
+ * Checks the kind of every field of `req` before anything is built from it.
+ * @throws {TritonError} INVALID_ARG naming the field and what it got.
+ */
+function checkRequest(req: InferRequest): void {
+  const r = expectRecord("infer()'s request", req, "{ inputs: { name: tensor, ... } }");
+  expectRecord("inputs", r.inputs, "an object of input tensors by name");
+  if (r.outputs !== undefined) {
+    if (!Array.isArray(r.outputs)) {
+      throw invalidArgument("outputs", "an array of output names", r.outputs);
+    }
+    r.outputs.forEach((name, i) => expectString(`outputs[${i}]`, name));
+  }
+  if (r.id !== undefined) expectString("id", r.id);
+  const cid = r.correlationId;
+  if (cid !== undefined && !["string", "number", "bigint"].includes(typeof cid)) {
+    throw invalidArgument("correlationId", "an unsigned integer or a string", cid);
+  }
+  for (const key of ["sequenceStart", "sequenceEnd", "raiseOnError", "allowMemoryFallback"]) {
+    optionalBoolean(key, r[key]);
+  }
+  if (r.outputMemory !== undefined) expectString("outputMemory", r.outputMemory);
+  if (r.parameters !== undefined && r.parameters !== null) {
+    expectRecord("parameters", r.parameters, "an object of parameter values by name");
+  }
+  const signal = r.signal as { addEventListener?: unknown; aborted?: unknown } | undefined;
+  if (
+    signal !== undefined &&
+    (!isRecord(signal) || typeof signal.addEventListener !== "function" ||
+      typeof signal.aborted !== "boolean")
+  ) {
+    throw invalidArgument("signal", "an AbortSignal", signal);
+  }
+  const queue = r.responseQueue as { push?: unknown } | undefined;
+  if (
+    queue !== undefined &&
+    (!isRecord(queue) && !Array.isArray(queue) || typeof queue.push !== "function")
+  ) {
+    throw invalidArgument("responseQueue", "an object with push(response)", queue);
+  }
+  if (r.trace !== undefined) expectRecord("trace", r.trace);
+}
+
 function policyPointer(ffi: FfiRuntime, policy: number): Ptr {
   let p = policyPointers.get(policy);
   if (p === undefined) policyPointers.set(policy, p = ffi.fromAddress(policy));
@@ -284,10 +325,7 @@ function policyPointer(ffi: FfiRuntime, policy: number): Ptr {
 function u64(name: string, value: number | bigint): bigint {
   const v = typeof value === "bigint" ? value : Number.isInteger(value) ? BigInt(value) : -1n;
   if (v < 0n || v > 0xffffffffffffffffn) {
-    throw new TritonError(
-      "INVALID_ARG",
-      `${name} must be an unsigned 64-bit integer, not ${value}`,
-    );
+    throw invalidArgument(name, "an unsigned 64-bit integer", value);
   }
   return v;
 }

@@ -12,7 +12,7 @@ import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
 import { type ServerMetadata, serverMetadata } from "./metadata.ts";
 import { MetricFamily, type MetricFamilyOptions } from "./metric_family.ts";
 import { prometheusText } from "./metrics.ts";
-import { Model } from "./model.ts";
+import { checkModelRef, Model } from "./model.ts";
 import { createServerOptions, type ServerOptions } from "./options.ts";
 import { exitTimeoutSecs } from "./options_plan.ts";
 import {
@@ -217,6 +217,7 @@ export class Server {
 
   /** Whether a model is ready (`TRITONSERVER_ServerModelIsReady`). */
   modelReady(name: string, version = -1): boolean {
+    checkModelRef(name, version);
     const { lib, server } = this.#running();
     const flag = new Uint8Array(1);
     check(lib, lib.api.TRITONSERVER_ServerModelIsReady(server, name, BigInt(version), flag));

@@ -13,7 +13,9 @@ import {
   type NumericArray,
   type TensorDataOf,
 } from "./dtypes.ts";
+import { describeValue, invalidArgument, isRecord } from "./arguments.ts";
 import { TritonError } from "./errors.ts";
+import { numberToBf16, numberToFp16 } from "./half.ts";
 
 /** Elements of a tensor: a TypedArray for numeric types, one Uint8Array per BYTES element. */
 export type TensorData = NumericArray | Uint8Array[];
@@ -35,13 +37,6 @@ const decoder = new TextDecoder();
 
 /** True while {@link Tensor.view} constructs (its arguments need no checking). */
 let viewing = false;
-
-/** What a bad value is, for an error message. */
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "object") return `a ${value.constructor?.name ?? "object"}`;
-  return `a ${typeof value}`;
-}
 
 /** Stands in for the data of a tensor whose elements live in GPU memory. */
 const DEVICE_DATA = new Uint8Array(0);
@@ -97,23 +92,26 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
       this.shape = Object.freeze(shape as number[]);
       return;
     }
+    checkDataType(dtype);
+    checkShape(shape);
     this.shape = Object.freeze([...shape]);
     if (data === DEVICE_DATA) return;
-    if (!isDataTypeName(dtype)) {
-      throw new TritonError("INVALID_ARG", `unknown data type '${dtype}'`);
-    }
-    for (const d of shape) {
-      if (!Number.isInteger(d) || d < 0) {
-        throw new TritonError("INVALID_ARG", `invalid dimension ${d} in shape [${shape}]`);
-      }
-    }
     const isBytes = dtype === "BYTES";
-    if (isBytes !== Array.isArray(data)) {
+    if (isBytes ? !Array.isArray(data) : !ArrayBuffer.isView(data)) {
+      throw invalidArgument(
+        "data",
+        isBytes
+          ? "an array of Uint8Array or string elements for BYTES"
+          : `a ${DATA_TYPES[dtype].array.name} for ${dtype}`,
+        data,
+      );
+    }
+    if (!isBytes && !fitsDataType(dtype, data as NumericArray)) {
       throw new TritonError(
         "INVALID_ARG",
-        isBytes
-          ? "BYTES data must be an array of Uint8Array or string elements"
-          : `${dtype} data must be a TypedArray`,
+        `${dtype} data must be a ${DATA_TYPES[dtype].array.name}${
+          dtype === "FP16" ? " or a Uint16Array of half-precision bits" : ""
+        }, not ${describeValue(data)}`,
       );
     }
     const n = elementCount(shape);
@@ -134,13 +132,6 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
           );
         }
       }
-    } else if (!fitsDataType(dtype, data as NumericArray)) {
-      throw new TritonError(
-        "INVALID_ARG",
-        `${dtype} data must be a ${DATA_TYPES[dtype].array.name}${
-          dtype === "FP16" ? " or a Uint16Array of half-precision bits" : ""
-        }, not a ${data.constructor.name}`,
-      );
     }
   }
 
@@ -269,40 +260,69 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     );
   }
 
-  /** Builds a tensor from anything {@link TensorLike}. */
+  /**
+   * Builds a tensor from anything {@link TensorLike}: a `Tensor` as it is, a TypedArray as a 1-D
+   * tensor of the type it implies, `string[]` as 1-D BYTES, `boolean[]` as 1-D BOOL, and a
+   * `{ dtype, shape, data }` record, whose `data` may also be plain numbers (or bigints for the
+   * 64-bit integer types), converted to the data type's TypedArray, and `shape` defaults to
+   * `[data.length]`.
+   * @throws {TritonError} INVALID_ARG naming what is wrong: a value of another kind, an unknown
+   *   data type, a bad shape, elements that do not fit the data type or do not fill the shape.
+   */
   static from(value: TensorLike): Tensor {
     if (value instanceof Tensor) return value;
     if (ArrayBuffer.isView(value)) {
       const dtype = dataTypeOf(value);
       if (!dtype) {
-        throw new TritonError("INVALID_ARG", `unsupported array ${value.constructor.name}`);
+        throw new TritonError(
+          "INVALID_ARG",
+          `${describeValue(value)} is not a tensor's data: pass one of Triton's TypedArrays`,
+        );
       }
-      return new Tensor(dtype, [value.length], value);
+      return new Tensor(dtype, [(value as NumericArray).length], value as NumericArray);
     }
     if (Array.isArray(value)) {
-      if (value.every((v) => typeof v === "boolean")) {
+      if (value.length > 0 && value.every((v) => typeof v === "boolean")) {
         return Tensor.fromBooleans(value as boolean[]);
       }
       if (value.every((v) => typeof v === "string")) return Tensor.fromStrings(value as string[]);
-      throw new TritonError("INVALID_ARG", "an array input must hold only strings or booleans");
+      throw new TritonError(
+        "INVALID_ARG",
+        "an array input holds strings (BYTES) or booleans (BOOL); for numbers pass a TypedArray " +
+          "(e.g. new Float32Array([1, 2])) or { dtype, shape, data }" +
+          (value.some((v) => typeof v === "number") ? "" : `, not ${describeValue(value[0])}`),
+      );
     }
-    const rec = value as Exclude<TensorLike, Tensor | NumericArray | readonly unknown[]>;
+    if (!isRecord(value)) {
+      throw invalidArgument(
+        "an input",
+        "a Tensor, a TypedArray, string[], boolean[] or { dtype, shape, data }",
+        value,
+      );
+    }
+    const rec = value as Record<string, unknown>;
+    const dtype = rec.dtype;
+    checkDataType(dtype);
     const data = rec.data;
-    const n = data.length;
-    const shape = rec.shape ?? [n];
-    if (ArrayBuffer.isView(data)) return new Tensor(rec.dtype, shape, data);
-    if (rec.dtype === "BOOL") return Tensor.fromBooleans(data as boolean[], shape);
-    if (rec.dtype === "BYTES") {
+    if (!ArrayBuffer.isView(data) && !Array.isArray(data)) {
+      throw invalidArgument(
+        "data",
+        dtype === "BYTES" ? "an array of strings or Uint8Arrays" : "a TypedArray or an array",
+        data,
+      );
+    }
+    const shape = rec.shape ?? [(data as ArrayLike<unknown>).length];
+    checkShape(shape);
+    if (ArrayBuffer.isView(data)) return new Tensor(dtype, shape, data as NumericArray);
+    if (dtype === "BYTES") {
       const enc = new TextEncoder();
       return new Tensor(
         "BYTES",
         shape,
-        (data as readonly (string | Uint8Array)[]).map((e) =>
-          typeof e === "string" ? enc.encode(e) : e
-        ),
+        data.map((e) => (typeof e === "string" ? enc.encode(e) : e)),
       );
     }
-    throw new TritonError("INVALID_ARG", `${rec.dtype} data must be a TypedArray`);
+    return new Tensor(dtype, shape, numericFrom(dtype, data));
   }
 
   /**
@@ -364,4 +384,86 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     }
     return this.data.map((e) => decoder.decode(e));
   }
+}
+
+/** Checks that `dtype` is a Triton data type name.
+ * @throws {TritonError} INVALID_ARG listing the names. */
+function checkDataType(dtype: unknown): asserts dtype is DataTypeName {
+  if (typeof dtype !== "string" || !isDataTypeName(dtype)) {
+    throw invalidArgument(
+      "dtype",
+      `one of ${Object.keys(DATA_TYPES).join(", ")}`,
+      dtype,
+    );
+  }
+}
+
+/** Checks that `shape` is an array of non-negative integer dimensions.
+ * @throws {TritonError} INVALID_ARG naming the dimension. */
+function checkShape(shape: unknown): asserts shape is readonly number[] {
+  if (!Array.isArray(shape)) {
+    throw invalidArgument("shape", "an array of dimensions (non-negative integers)", shape);
+  }
+  for (let i = 0; i < shape.length; i++) {
+    const d: unknown = shape[i];
+    if (typeof d !== "number" || !Number.isSafeInteger(d) || d < 0) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `invalid dimension ${i} of shape [${shape.map(String).join(", ")}]: ${
+          describeValue(d)
+        }, not a non-negative integer`,
+      );
+    }
+  }
+}
+
+/** Integer ranges of the integer data types that take numbers. */
+const INT_RANGES: Partial<Record<DataTypeName, readonly [number, number]>> = {
+  UINT8: [0, 0xff],
+  UINT16: [0, 0xffff],
+  UINT32: [0, 0xffffffff],
+  INT8: [-0x80, 0x7f],
+  INT16: [-0x8000, 0x7fff],
+  INT32: [-0x80000000, 0x7fffffff],
+};
+
+/** Plain elements as the TypedArray of numeric data type `dtype` (BOOL from booleans, FP16 and
+ * BF16 from numbers, 64-bit integers from bigints or safe integers).
+ * @throws {TritonError} INVALID_ARG naming the first element that does not fit. */
+function numericFrom(dtype: DataTypeName, data: readonly unknown[]): NumericArray {
+  const bad = (i: number, expected: string): never => {
+    throw invalidArgument(`${dtype} element ${i}`, expected, data[i]);
+  };
+  if (dtype === "BOOL") {
+    return Uint8Array.from(
+      data,
+      (b, i) => (typeof b === "boolean" ? (b ? 1 : 0) : bad(i, "a boolean")),
+    );
+  }
+  if (dtype === "INT64" || dtype === "UINT64") {
+    const [lo, hi] = dtype === "INT64" ? [-(2n ** 63n), 2n ** 63n - 1n] : [0n, 2n ** 64n - 1n];
+    const values = data.map((e, i) => {
+      const v = typeof e === "bigint"
+        ? e
+        : typeof e === "number" && Number.isSafeInteger(e)
+        ? BigInt(e)
+        : bad(i, "a bigint or a safe integer");
+      return v < lo || v > hi ? bad(i, `an integer in [${lo}, ${hi}]`) : v;
+    });
+    return dtype === "INT64" ? BigInt64Array.from(values) : BigUint64Array.from(values);
+  }
+  const range = INT_RANGES[dtype];
+  const numbers = data.map((e, i) => {
+    if (typeof e !== "number") return bad(i, "a number");
+    if (range && (!Number.isInteger(e) || e < range[0] || e > range[1])) {
+      return bad(i, `an integer in [${range[0]}, ${range[1]}]`);
+    }
+    return e;
+  });
+  if (dtype === "BF16") return Uint16Array.from(numbers, numberToBf16);
+  if (dtype === "FP16" && DATA_TYPES.FP16.array === Uint16Array) {
+    return Uint16Array.from(numbers, numberToFp16);
+  }
+  const array = DATA_TYPES[dtype].array as unknown as { from(v: number[]): NumericArray };
+  return array.from(numbers);
 }

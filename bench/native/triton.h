@@ -24,6 +24,8 @@
   X(TRITONSERVER_ServerOptionsSetStartupModel) \
   X(TRITONSERVER_ServerOptionsSetLogInfo) \
   X(TRITONSERVER_ServerOptionsSetLogWarn) \
+  X(TRITONSERVER_ServerOptionsSetModelLoadRetryCount) \
+  X(TRITONSERVER_ServerOptionsSetEnablePeerAccess) \
   X(TRITONSERVER_ServerNew) \
   X(TRITONSERVER_ServerModelIsReady) \
   X(TRITONSERVER_ServerStop) \

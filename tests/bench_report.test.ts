@@ -8,7 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { chart, PANELS } from "../bench/chart.mjs";
 import { table } from "../bench/table.mjs";
 

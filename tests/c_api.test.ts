@@ -8,7 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import * as enums from "../ffi/enums.ts";
 import { callbacks, symbols } from "../ffi/symbols.ts";
 import { cHeader, conventionErrors, ENUM_PREFIX, readTable } from "../tools/c_api.mjs";

@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import * as enums from "../ffi/enums.ts";
 import { callbacks, symbols } from "../ffi/symbols.ts";
 import { allowedFfiTypes, ENUM_PREFIX, readTable } from "../tools/c_api.mjs";
@@ -36,7 +36,6 @@ const skip = path
   : process.env.TRITONSERVER_INCLUDE
   ? `no tritonserver.h in TRITONSERVER_INCLUDE=${process.env.TRITONSERVER_INCLUDE}`
   : "TRITONSERVER_INCLUDE is not set (a directory holding a real tritonserver.h)";
-if (skip) console.log(`tests/c_api_header.test.ts skipped: ${skip}`);
 const header = path ? parseHeader(readFileSync(path, "utf8")) : undefined;
 const table = readTable();
 const names = {

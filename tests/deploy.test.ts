@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { parseAllDocuments } from "yaml";
 
 const root = decodeURIComponent(new URL("..", import.meta.url).pathname);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { fileURLToPath } from "node:url";
 import { type Server, TritonError } from "../mod.ts";
 import { liveCounter, startServer } from "./support/env.ts";

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import process from "node:process";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { fileURLToPath } from "node:url";
 import type { InferResponse, Server } from "../mod.ts";
 import { errorFromPtr, TritonError } from "../src/errors.ts";

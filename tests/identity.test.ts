@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { after } from "node:test";
+import { test } from "./support/test.ts";
 import { type DataTypeName, hasFloat16Array, numberToBf16, numberToFp16, Tensor } from "../mod.ts";
 import { collect, sharedServer, stopShared } from "./support/env.ts";
 

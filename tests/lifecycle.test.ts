@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { collect, liveCounter, runScript, startServer } from "./support/env.ts";
 
 test("server is live and ready after start, models report ready", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { TritonError } from "../mod.ts";
 import { isTritonError } from "./support/assertions.ts";
 import { collect, idle, liveCounter, startServer } from "./support/env.ts";

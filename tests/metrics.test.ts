@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { runtimeName } from "../ffi/runtime.ts";
 import type { TritonError } from "../mod.ts";
 import { isTritonError, unsupported } from "./support/assertions.ts";

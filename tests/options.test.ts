@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ServerOptions } from "../mod.ts";

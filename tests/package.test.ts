@@ -22,7 +22,7 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import process from "node:process";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { MODEL_REPOSITORY } from "./support/env.ts";
 
 const root = decodeURIComponent(new URL("..", import.meta.url).pathname);

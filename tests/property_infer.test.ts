@@ -11,7 +11,8 @@
  */
 import assert from "node:assert/strict";
 import process from "node:process";
-import { after, test } from "node:test";
+import { after } from "node:test";
+import { test } from "./support/test.ts";
 import fc from "fast-check";
 import { bf16ToNumber, type DataTypeName, fp16ToNumber, TritonError } from "../mod.ts";
 import { planServerOptions } from "../src/options_plan.ts";

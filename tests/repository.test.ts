@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { test, type TestContext } from "node:test";
+import { type TestContext } from "node:test";
+import { test } from "./support/test.ts";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { type ModelConfigOverride, type Server, TritonError } from "../mod.ts";

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { type InferResponse, loadTriton, type Server } from "../mod.ts";
 import { platform } from "../ffi/os.ts";
 import { RecordLayout } from "../ffi/response_record.ts";

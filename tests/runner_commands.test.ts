@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { fileURLToPath } from "node:url";
 import { toolchainBin } from "./runtime_command.mjs";
 

@@ -9,7 +9,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe } from "node:test";
+import { test } from "./support/test.ts";
 import { Hono } from "hono";
 import { stringify } from "lossless-json";
 import { type DataTypeName, HTTP_STATUS, kserveHandler, TritonError } from "../mod.ts";

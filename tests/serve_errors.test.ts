@@ -7,7 +7,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe } from "node:test";
+import { test } from "./support/test.ts";
 import { HTTP_STATUS, type HttpService, kserveHandler, serve, TritonError } from "../mod.ts";
 import {
   binaryBody,

@@ -6,7 +6,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe } from "node:test";
+import { test } from "./support/test.ts";
 import { serve } from "../mod.ts";
 import {
   postJson,

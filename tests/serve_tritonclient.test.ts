@@ -11,7 +11,8 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { after, before, test } from "node:test";
+import { after, before } from "node:test";
+import { test } from "./support/test.ts";
 import { env } from "../ffi/runtime.ts";
 import { type Serving, settled, startServing, stopServing } from "./support/serve.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { after } from "node:test";
+import { test } from "./support/test.ts";
 import { type InferResponse, ResponseQueue, type Server, TritonError } from "../mod.ts";
 import {
   collect,

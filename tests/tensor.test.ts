@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import {
   bf16ToNumber,
   fp16ToNumber,

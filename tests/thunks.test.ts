@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { loadTriton } from "../ffi/loader.ts";
 import type { CompletionKindValue } from "../ffi/completion_ring.ts";
 import {

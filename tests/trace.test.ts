@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./support/test.ts";
 import { runtimeName } from "../ffi/runtime.ts";
 import type { Server, TraceActivity, TraceOptions, TritonError } from "../mod.ts";
 import { isTritonError, unsupported } from "./support/assertions.ts";

@@ -4,7 +4,7 @@
  * binding what it needs (Deno's permissions).
  */
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./test.ts";
 import { env } from "../../ffi/runtime.ts";
 import { startServer } from "./env.ts";
 

@@ -1,8 +1,9 @@
 /**
  * Finds, opens, version-checks and pins `libtritonserver.so`.
  *
- * Search order: `$TRITONSERVER_LIB`, then `/opt/tritonserver/lib/libtritonserver.so` (the Triton
- * container), then `libtritonserver.so` through the system loader. The library must report API
+ * Search order: a path given (`loadTriton(path)`, else `$TRITONSERVER_LIB`) is the only one tried;
+ * without one, `/opt/tritonserver/lib/libtritonserver.so` (the Triton container), then
+ * `libtritonserver.so` through the system loader. The library must report API
  * major version {@link API_VERSION}.major; functions newer than the library's minor version are
  * bound as stubs that throw.
  *
@@ -71,11 +72,13 @@ export function loadTriton(path?: string): Promise<TritonLibrary> {
   return lib;
 }
 
+/** Where to look: a path the user gave (the argument, else `TRITONSERVER_LIB`) is the only one
+ * tried; without one, the container's default and then the system loader. */
 function candidates(explicit?: string): { path: string; origin: string }[] {
   if (explicit) return [{ path: explicit, origin: "the path given" }];
-  const list: { path: string; origin: string }[] = [];
   const fromEnv = env("TRITONSERVER_LIB");
-  if (fromEnv) list.push({ path: fromEnv, origin: "TRITONSERVER_LIB" });
+  if (fromEnv) return [{ path: fromEnv, origin: "TRITONSERVER_LIB" }];
+  const list: { path: string; origin: string }[] = [];
   list.push({ path: DEFAULT_LIBRARY_PATH, origin: "the Triton container's default" });
   list.push({ path: "libtritonserver.so", origin: "the system loader" });
   return list;
@@ -112,6 +115,11 @@ async function open(explicit?: string): Promise<TritonLibrary> {
     ? "Deno refused to load a library: run it with --allow-ffi."
     : deniedEnv.has("TRITONSERVER_LIB")
     ? "TRITONSERVER_LIB could not be read: run Deno with --allow-env."
+    : explicit
+    ? "Only the path given was tried: pass the path of a libtritonserver.so."
+    : env("TRITONSERVER_LIB")
+    ? "Only TRITONSERVER_LIB was tried: correct it, or unset it to search " +
+      `${DEFAULT_LIBRARY_PATH} and the system loader.`
     : "Set TRITONSERVER_LIB to the library's path.";
   throw new LibraryLoadError(
     `Cannot load libtritonserver.so. Tried:\n  ${tried.join("\n  ")}\n${hint}`,

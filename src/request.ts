@@ -18,6 +18,7 @@ import {
   optionalBoolean,
 } from "./arguments.ts";
 import { check, TritonError } from "./errors.ts";
+import { modelMetadata } from "./metadata.ts";
 import { type RequestParameterValue, setRequestParameters } from "./request_parameters.ts";
 import type { InferResponse, ResponseSource } from "./response.ts";
 import { RequestStream } from "./request_stream.ts";
@@ -266,7 +267,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   } catch (e) {
     stream?.untrack();
     api.TRITONSERVER_InferenceRequestDelete(request);
-    throw e;
+    throw withModelInputs(target, e);
   }
   // Triton owns the request from here on: nothing below may throw.
   stream.submitted(signal);
@@ -314,6 +315,26 @@ function checkRequest(req: InferRequest): void {
     throw invalidArgument("responseQueue", "an object with push(response)", queue);
   }
   if (r.trace !== undefined) expectRecord("trace", r.trace);
+}
+
+/** Triton's error for an input the model does not have, or a count of inputs it does not take,
+ * with the model's inputs listed (`name DTYPE [shape]`); any other error as it is. */
+function withModelInputs(target: InferTarget, e: unknown): unknown {
+  if (
+    !(e instanceof TritonError) || e.code !== "INVALID_ARG" ||
+    !/unexpected inference input|expected .*inputs but got/.test(e.message)
+  ) {
+    return e;
+  }
+  let inputs: string;
+  try {
+    const { lib } = target.owner;
+    inputs = modelMetadata(lib, target.server, target.model, target.version).inputs
+      .map((i) => `${i.name} ${i.datatype} [${i.shape.join(", ")}]`).join(", ");
+  } catch {
+    return e;
+  }
+  return new TritonError(e.code, `${e.message} (the model's inputs: ${inputs})`);
 }
 
 function policyPointer(ffi: FfiRuntime, policy: number): Ptr {

@@ -1,10 +1,17 @@
 import assert from "node:assert/strict";
 import { after } from "node:test";
 import { test } from "./support/test.ts";
+import { spawnSync } from "node:child_process";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
 import { LibraryLoadError, loadTriton, Tensor, TritonError } from "../mod.ts";
+import { toolchainBin } from "./runtime_command.mjs";
 import { collect, liveCounter, sharedServer, startServer, stopShared } from "./support/env.ts";
 
 after(stopShared);
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const MOD = fileURLToPath(new URL("../mod.ts", import.meta.url));
 
 function isTritonError(code: string, pattern: RegExp) {
   return (e: unknown) => {
@@ -43,7 +50,14 @@ test("unknown input name: TritonError INVALID_ARG naming the input", async () =>
   const server = await sharedServer();
   assert.throws(
     () => server.model("add_sub").infer({ inputs: { ...good, BOGUS: new Float32Array(16) } }),
-    isTritonError("INVALID_ARG", /BOGUS/),
+    isTritonError(
+      "INVALID_ARG",
+      /BOGUS.*\(the model's inputs: INPUT0 FP32 \[16\], INPUT1 FP32 \[16\]\)$/s,
+    ),
+  );
+  assert.throws(
+    () => server.model("add_sub").infer({ inputs: { INPUT0: good.INPUT0 } }),
+    isTritonError("INVALID_ARG", /\(the model's inputs: INPUT0 FP32 \[16\], INPUT1 FP32 \[16\]\)$/),
   );
   await assertNoLiveRequests();
 });
@@ -94,6 +108,20 @@ test("missing library: LibraryLoadError saying what was tried", async () => {
     assert.match(e.message, /\/nonexistent\/libtritonserver\.so/);
     return true;
   });
+});
+
+test("a wrong TRITONSERVER_LIB is the only path tried, and the error says so", () => {
+  const script = `const { loadTriton } = await import(${JSON.stringify(MOD)});
+    await loadTriton().then(() => console.log("loaded"), (e) => console.log(e.name, e.message));`;
+  const r = spawnSync(toolchainBin(ROOT, "node"), ["--input-type=module", "-e", script], {
+    env: { ...process.env, TRITONSERVER_LIB: "/nonexistent/libtritonserver.so" },
+    encoding: "utf8",
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^LibraryLoadError Cannot load/);
+  assert.match(r.stdout, /\/nonexistent\/libtritonserver\.so \(TRITONSERVER_LIB\)/);
+  assert.match(r.stdout, /Only TRITONSERVER_LIB was tried: correct it, or unset it/);
+  assert.doesNotMatch(r.stdout, /Triton container's default|system loader\)/, "nothing else tried");
 });
 
 test("bad server options: TritonError INVALID_ARG before any C call", async () => {

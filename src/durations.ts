@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { describeValue } from "./arguments.ts";
 import { TritonError } from "./errors.ts";
 
 /**
@@ -24,7 +25,10 @@ export function duration(
   const check = (n: string, v: unknown): number | undefined => {
     if (v === undefined) return undefined;
     if (typeof v !== "number" || !(v >= 0)) {
-      throw new TritonError("INVALID_ARG", `${n} must be a number of ${unit} >= 0, not ${v}`);
+      throw new TritonError(
+        "INVALID_ARG",
+        `${n} must be a number of ${unit} >= 0, not ${describeValue(v)}`,
+      );
     }
     return v;
   };

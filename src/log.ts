@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { describeValue } from "./arguments.ts";
 import { LogLevel } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import { checkCString } from "../ffi/cstring_cache.ts";
@@ -23,7 +24,7 @@ function code(level: LogLevelName): number {
   if (typeof level !== "string" || !Object.hasOwn(levels, level)) {
     throw new TritonError(
       "INVALID_ARG",
-      `log level must be "info", "warn", "error" or "verbose", not ${level}`,
+      `log level must be "info", "warn", "error" or "verbose", not ${describeValue(level)}`,
     );
   }
   return levels[level];
@@ -60,7 +61,10 @@ export function logMessage(
   checkCString(message);
   checkCString(file);
   if (!Number.isInteger(line) || line < 0 || line > 0x7fffffff) {
-    throw new TritonError("INVALID_ARG", `log line must be an integer >= 0, not ${line}`);
+    throw new TritonError(
+      "INVALID_ARG",
+      `log line must be an integer >= 0, not ${describeValue(line)}`,
+    );
   }
   if (!lib.api.TRITONSERVER_LogIsEnabled(lvl)) return false;
   check(lib, lib.api.TRITONSERVER_LogMessage(lvl, file, line, message));

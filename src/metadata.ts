@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { describeValue } from "./arguments.ts";
 import { ModelBatchFlag, ModelTxnPropertyFlag } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
@@ -114,7 +115,7 @@ export function modelConfig(
   if (!Number.isInteger(configVersion) || configVersion < 1 || configVersion > 0xffffffff) {
     throw new TritonError(
       "INVALID_ARG",
-      `configVersion must be an integer >= 1, not ${configVersion}`,
+      `configVersion must be an integer >= 1, not ${describeValue(configVersion)}`,
     );
   }
   const json = readJsonMessage(

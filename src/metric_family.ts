@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { describeValue } from "./arguments.ts";
+import { expectRecord, invalidArgument } from "./arguments.ts";
 import { MetricKind as MetricKindCode } from "../ffi/enums.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
@@ -87,7 +89,7 @@ export class MetricFamily implements Disposable {
     if (options === null || typeof options !== "object") invalid("metric family needs options");
     const { kind, name, description, buckets } = options;
     if (typeof kind !== "string" || !Object.hasOwn(kindCodes, kind)) {
-      invalid(`metric kind must be "counter", "gauge" or "histogram", not ${kind}`);
+      invalid(`metric kind must be "counter", "gauge" or "histogram", not ${describeValue(kind)}`);
     }
     if (typeof name !== "string" || !METRIC_NAME.test(name)) {
       invalid(`metric name must match [a-zA-Z_:][a-zA-Z0-9_:]*, not ${JSON.stringify(name)}`);
@@ -125,7 +127,8 @@ export class MetricFamily implements Disposable {
     options: { readonly buckets?: readonly number[] } = {},
   ): Metric {
     const family = this.#live();
-    if (labels === null || typeof labels !== "object") invalid("labels must be an object");
+    expectRecord("labels", labels, "an object of label name → value");
+    expectRecord("metric()'s options", options, "{ buckets? }");
     for (const [k, v] of Object.entries(labels)) {
       if (!LABEL_NAME.test(k) || k.startsWith("__")) {
         invalid(`label name must match [a-zA-Z_][a-zA-Z0-9_]* and not start with __, not ${k}`);
@@ -247,15 +250,15 @@ export class Metric implements Disposable {
     return this.#metric === undefined;
   }
 
-  #live(op: string, kinds: readonly MetricKind[], value?: number): Ptr {
+  #live(op: string, kinds: readonly MetricKind[], ...value: unknown[]): Ptr {
     if (this.#metric === undefined) {
       throw new TritonError("UNAVAILABLE", `metric of '${this.family.name}' is disposed`);
     }
     if (!kinds.includes(this.family.kind)) {
       throw new TritonError("UNSUPPORTED", `a ${this.family.kind} does not support ${op}`);
     }
-    if (value !== undefined && (typeof value !== "number" || Number.isNaN(value))) {
-      invalid(`${op} needs a number, not ${value}`);
+    if (value.length > 0 && (typeof value[0] !== "number" || Number.isNaN(value[0]))) {
+      throw invalidArgument(`${op}()'s value`, "a number (not NaN)", value[0]);
     }
     return this.#metric;
   }

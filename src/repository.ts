@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { expectRecord, invalidArgument, optionalBoolean } from "./arguments.ts";
 import { ModelIndexFlag } from "../ffi/enums.ts";
 import { checkCString } from "../ffi/cstring_cache.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
@@ -63,7 +64,7 @@ function invalid(message: string): never {
 
 function modelName(name: unknown): string {
   if (typeof name !== "string" || name === "") {
-    invalid(`model name must be a non-empty string, not ${JSON.stringify(name)}`);
+    throw invalidArgument("the model name", "a non-empty string", name);
   }
   checkCString(name);
   return name;
@@ -99,19 +100,19 @@ export function modelIndex(lib: TritonLibrary, server: Ptr, readyOnly = false): 
 
 /** Checks load options and builds the load parameters; nothing is created on a bad value. */
 function loadParameters(lib: TritonLibrary, options: LoadModelOptions): ParameterList {
-  if (options === null || typeof options !== "object") invalid("load options must be an object");
+  expectRecord("loadModel()'s options", options, "{ config?, files? }");
   const { config, files } = options;
   let configJson: string | undefined;
   if (config !== undefined) {
-    if (config === null || typeof config !== "object" || Array.isArray(config)) {
-      invalid("config must be a model configuration object");
+    expectRecord("config", config, "a model configuration object");
+    try {
+      configJson = JSON.stringify(config);
+    } catch (e) {
+      invalid(`config cannot be written as JSON: ${e instanceof Error ? e.message : e}`);
     }
-    configJson = JSON.stringify(config);
   }
+  if (files !== undefined) expectRecord("files", files, "an object of path → Uint8Array");
   const fileEntries = Object.entries(files ?? {});
-  if (files !== undefined && (files === null || typeof files !== "object")) {
-    invalid("files must be an object of path → Uint8Array");
-  }
   for (const [path, data] of fileEntries) {
     if (
       path === "" || path.startsWith("/") || path.includes("\0") ||
@@ -178,6 +179,9 @@ export async function unloadModel(
   options: UnloadModelOptions = {},
 ): Promise<void> {
   modelName(name);
+  expectRecord("unloadModel()'s options", options, "{ unloadDependents?, waitUntilUnloaded? }");
+  optionalBoolean("unloadDependents", options.unloadDependents);
+  optionalBoolean("waitUntilUnloaded", options.waitUntilUnloaded);
   const timeout = duration(
     "timeoutMs",
     options.timeoutMs,
@@ -220,9 +224,7 @@ export async function registerModelRepository(
   if (typeof path !== "string" || path === "") {
     invalid("repository path must be a non-empty string");
   }
-  if (nameMapping === null || typeof nameMapping !== "object") {
-    invalid("nameMapping must be an object of directory → model name");
-  }
+  expectRecord("nameMapping", nameMapping, "an object of directory → model name");
   const entries = Object.entries(nameMapping);
   const seen = new Set<string>();
   for (const [dir, model] of entries) {

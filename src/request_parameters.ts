@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { describeValue } from "./arguments.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { check, TritonError } from "./errors.ts";
@@ -41,7 +42,10 @@ function int64(key: string, value: unknown): bigint {
     ? value
     : typeof value === "number" && Number.isInteger(value)
     ? BigInt(value)
-    : invalid(key, `of type INT must be an integer (number or bigint), not ${value}`);
+    : invalid(
+      key,
+      `of type INT must be an integer (number or bigint), not ${describeValue(value)}`,
+    );
   if (v < INT64_MIN || v > INT64_MAX) {
     invalid(key, `of type INT must fit in 64 bits, not ${v}`);
   }
@@ -72,13 +76,19 @@ export function typedParameter(key: string, value: unknown): TypedRequestParamet
     case "INT":
       return { type, value: int64(key, v) };
     case "DOUBLE":
-      if (typeof v !== "number") invalid(key, `of type DOUBLE must be a number, not ${v}`);
+      if (typeof v !== "number") {
+        invalid(key, `of type DOUBLE must be a number, not ${describeValue(v)}`);
+      }
       return { type, value: v };
     case "STRING":
-      if (typeof v !== "string") invalid(key, `of type STRING must be a string, not ${v}`);
+      if (typeof v !== "string") {
+        invalid(key, `of type STRING must be a string, not ${describeValue(v)}`);
+      }
       return { type, value: v };
     case "BOOL":
-      if (typeof v !== "boolean") invalid(key, `of type BOOL must be a boolean, not ${v}`);
+      if (typeof v !== "boolean") {
+        invalid(key, `of type BOOL must be a boolean, not ${describeValue(v)}`);
+      }
       return { type, value: v };
   }
   return invalid(key, `has type ${String(type)}; the type must be one of ${TYPES.join(", ")}`);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { describeValue, expectRecord, invalidArgument } from "./arguments.ts";
 import { runtimeName } from "../ffi/runtime.ts";
 import { TritonError } from "./errors.ts";
 import {
@@ -202,15 +203,25 @@ async function listenNode(args: ListenArgs): Promise<Listening & { service: KSer
  *   port is taken, the address is not this machine's).
  */
 export async function serve(server: Server, options: ServeOptions = {}): Promise<HttpService> {
+  expectRecord("serve()'s options", options, "{ hostname?, port?, signal?, … }");
   const hostname = options.hostname ?? "127.0.0.1";
   const port = options.port ?? 8000;
   if (typeof hostname !== "string" || hostname === "") {
-    throw new TritonError("INVALID_ARG", `hostname must be a non-empty string, not ${hostname}`);
+    throw new TritonError(
+      "INVALID_ARG",
+      `hostname must be a non-empty string, not ${describeValue(hostname)}`,
+    );
   }
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new TritonError("INVALID_ARG", `port must be an integer in [0, 65535], not ${port}`);
+    throw new TritonError(
+      "INVALID_ARG",
+      `port must be an integer in [0, 65535], not ${describeValue(port)}`,
+    );
   }
   const { signal } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw invalidArgument("signal", "an AbortSignal", signal);
+  }
   const args: ListenArgs = {
     hostname,
     port,
@@ -233,7 +244,7 @@ export async function serve(server: Server, options: ServeOptions = {}): Promise
       return Promise.reject(
         new TritonError(
           "INVALID_ARG",
-          `timeout must be a number of milliseconds >= 0, not ${timeout}`,
+          `timeout must be a number of milliseconds >= 0, not ${describeValue(timeout)}`,
         ),
       );
     }

@@ -13,6 +13,7 @@ import { type ServerMetadata, serverMetadata } from "./metadata.ts";
 import { MetricFamily, type MetricFamilyOptions } from "./metric_family.ts";
 import { prometheusText } from "./metrics.ts";
 import { checkModelRef, Model } from "./model.ts";
+import { expectRecord, expectString, optionalBoolean } from "./arguments.ts";
 import { createServerOptions, type ServerOptions } from "./options.ts";
 import { exitTimeoutSecs } from "./options_plan.ts";
 import {
@@ -116,6 +117,9 @@ export class Server {
     if (this.#state !== "new") {
       throw new TritonError("ALREADY_EXISTS", `server is ${this.#state}; start() runs once`);
     }
+    expectRecord("start()'s options", start, "{ timeoutMs?, waitUntilReady?, libraryPath? }");
+    optionalBoolean("waitUntilReady", start.waitUntilReady);
+    if (start.libraryPath !== undefined) expectString("libraryPath", start.libraryPath);
     const readyMs = duration(
       "timeoutMs",
       start.timeoutMs,
@@ -264,8 +268,10 @@ export class Server {
    * @throws {TritonError} UNAVAILABLE when the server is not running; Triton's error.
    */
   models(options: { readonly readyOnly?: boolean } = {}): ModelIndexEntry[] {
+    expectRecord("models()'s options", options, "{ readyOnly? }");
+    const readyOnly = optionalBoolean("readyOnly", options.readyOnly) ?? false;
     const { lib, server } = this.#running();
-    return modelIndex(lib, server, options.readyOnly ?? false);
+    return modelIndex(lib, server, readyOnly);
   }
 
   /**

@@ -149,6 +149,20 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     deviceId = 0,
     toHost?: () => Uint8Array,
   ): Tensor {
+    if (
+      !(typeof pointer === "bigint" ? pointer >= 0n : Number.isSafeInteger(pointer) && pointer >= 0)
+    ) {
+      throw invalidArgument("pointer", "a device address (a non-negative integer)", pointer);
+    }
+    if (!Number.isSafeInteger(byteSize) || byteSize < 0) {
+      throw invalidArgument("byteSize", "a number of bytes (an integer >= 0)", byteSize);
+    }
+    if (!Number.isSafeInteger(deviceId) || deviceId < 0) {
+      throw invalidArgument("deviceId", "a GPU id (an integer >= 0)", deviceId);
+    }
+    if (toHost !== undefined && typeof toHost !== "function") {
+      throw invalidArgument("toHost", "a function", toHost);
+    }
     const t = new Tensor(dtype, shape, DEVICE_DATA);
     (t as { memoryType: MemoryTypeName }).memoryType = "GPU";
     (t as { memoryTypeId: number }).memoryTypeId = deviceId;
@@ -247,12 +261,14 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
 
   /** A 1-D (or `shape`d) BYTES tensor of UTF-8 strings. */
   static fromStrings(strings: readonly string[], shape?: readonly number[]): Tensor<"BYTES"> {
+    elementsAre("strings", strings, "string");
     const enc = new TextEncoder();
     return new Tensor("BYTES", shape ?? [strings.length], strings.map((s) => enc.encode(s)));
   }
 
   /** A BOOL tensor from booleans. */
   static fromBooleans(values: readonly boolean[], shape?: readonly number[]): Tensor<"BOOL"> {
+    elementsAre("values", values, "boolean");
     return new Tensor(
       "BOOL",
       shape ?? [values.length],
@@ -384,6 +400,14 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     }
     return this.data.map((e) => decoder.decode(e));
   }
+}
+
+/** Checks that `values` is an array of `kind` elements (`"string"`, `"boolean"`).
+ * @throws {TritonError} INVALID_ARG naming the first element of another kind. */
+function elementsAre(field: string, values: unknown, kind: "string" | "boolean"): void {
+  if (!Array.isArray(values)) throw invalidArgument(field, `an array of ${kind}s`, values);
+  const i = values.findIndex((v) => typeof v !== kind);
+  if (i >= 0) throw invalidArgument(`${field}[${i}]`, `a ${kind}`, values[i]);
 }
 
 /** Checks that `dtype` is a Triton data type name.

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { describeValue, expectRecord } from "../arguments.ts";
 import { type Context, Hono } from "hono";
 import type { Server } from "../server.ts";
 import { TritonError } from "../errors.ts";
@@ -113,11 +114,12 @@ export function kserveService(
   options: KServeOptions = {},
   hooks: KServeHooks = {},
 ): KServeService {
+  expectRecord("the KServe options", options, "{ maxRequestBytes?, restrictedApis? }");
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
     throw new TritonError(
       "INVALID_ARG",
-      `maxRequestBytes must be an integer number of bytes >= 0, not ${maxBytes}`,
+      `maxRequestBytes must be an integer number of bytes >= 0, not ${describeValue(maxBytes)}`,
     );
   }
   const guard = restrictionGuard(options.restrictedApis);

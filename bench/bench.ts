@@ -32,8 +32,7 @@ const server = await new Server({
   modelRepository: models,
   modelControlMode: "explicit",
   startupModels: ["identity_int32", "identity_fp32", "repeat_int32"],
-  logInfo: false,
-  logWarn: false,
+  log: { info: false, warn: false },
 }).start();
 const lib = await loadTriton();
 

@@ -27,8 +27,7 @@ const server = await new Server({
   modelRepository: repository,
   modelControlMode: "explicit",
   startupModels: ["identity_fp32"],
-  logInfo: false,
-  logWarn: false,
+  log: { info: false, warn: false },
 }).start();
 const http = await serve(server, { port: 0 });
 const model = server.model("identity_fp32");

@@ -14,8 +14,7 @@ console.log(`libtritonserver: ${lib.path} (API ${lib.version.major}.${lib.versio
 
 await using server = await new Server({
   modelRepository: repository,
-  logInfo: false,
-  logWarn: false,
+  log: { info: false, warn: false },
 }).start();
 console.log(`server live=${server.live()} ready=${server.ready()}`);
 

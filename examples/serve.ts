@@ -33,7 +33,7 @@ const server = await new Server({
   modelRepository: repository,
   modelControlMode: "explicit",
   startupModels: ["*"],
-  logInfo: false,
+  log: { info: false },
 }).start();
 const http = await serve(server, { hostname, port, restrictedApis });
 console.log(`KServe v2 on ${http.url} (${http.runtime}), model repository ${repository}`);

@@ -66,3 +66,21 @@ export function expectRecord(
   if (!isRecord(value)) throw invalidArgument(field, expected, value);
   return value;
 }
+
+/**
+ * Checks that `record` has no field outside `keys`.
+ * @param renamed old field names → what to give instead, for the message.
+ * @throws {TritonError} INVALID_ARG naming the unknown field (and its replacement, if renamed).
+ */
+export function knownFields(
+  what: string,
+  record: Record<string, unknown>,
+  keys: readonly string[],
+  renamed: Readonly<Record<string, string>> = {},
+): void {
+  for (const k of Object.keys(record)) {
+    if (keys.includes(k)) continue;
+    const instead = Object.hasOwn(renamed, k) ? ` (give ${renamed[k]} instead)` : "";
+    throw new TritonError("INVALID_ARG", `unknown field '${k}' in ${what}${instead}`);
+  }
+}

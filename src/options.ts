@@ -154,8 +154,6 @@ export interface ServerOptions {
    * When it expires first, `stop()` throws `INTERNAL` and leaves the server undeleted (see
    * `Server.stop`); the real core checks its unloads once a second, so 0 always expires there. */
   readonly exitTimeoutSecs?: number;
-  /** The old name of {@link exitTimeoutSecs}, also in seconds; give one of the two. */
-  readonly exitTimeout?: number;
   /** The rate limiter. */
   readonly rateLimiter?: RateLimiterOptions;
   /** Pinned and CUDA memory pools. */
@@ -176,21 +174,8 @@ export interface ServerOptions {
   readonly hostPolicy?: Readonly<Record<string, HostPolicy>>;
   /** Metrics switches, interval and settings. */
   readonly metrics?: MetricsOptions;
-  /** Logging, grouped. The flat `logFile`… fields below are the same settings; giving both
-   * with different values is INVALID_ARG. */
+  /** Logging (process-wide in Triton: the last server started sets it for every server). */
   readonly log?: LogOptions;
-  /** Same as `log.file`. */
-  readonly logFile?: string;
-  /** Same as `log.info`. */
-  readonly logInfo?: boolean;
-  /** Same as `log.warn`. */
-  readonly logWarn?: boolean;
-  /** Same as `log.error`. */
-  readonly logError?: boolean;
-  /** Same as `log.verbose`. */
-  readonly logVerbose?: number;
-  /** Same as `log.format`. */
-  readonly logFormat?: "default" | "iso8601";
 }
 
 /**

@@ -45,9 +45,22 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
+/** Option names of earlier releases → what to give instead. */
+const RENAMED: Readonly<Record<string, string>> = {
+  exitTimeout: "exitTimeoutSecs",
+  logFile: "log.file",
+  logInfo: "log.info",
+  logWarn: "log.warn",
+  logError: "log.error",
+  logVerbose: "log.verbose",
+  logFormat: "log.format",
+};
+
 function known(where: string, o: Record<string, unknown>, keys: readonly string[]): void {
   for (const k of Object.keys(o)) {
-    if (!keys.includes(k)) fail(`unknown option ${where ? `${where}.` : ""}${k}`);
+    if (keys.includes(k)) continue;
+    const instead = !where && Object.hasOwn(RENAMED, k) ? ` (give ${RENAMED[k]} instead)` : "";
+    fail(`unknown option ${where ? `${where}.` : ""}${k}${instead}`);
   }
 }
 
@@ -127,7 +140,6 @@ const TOP_LEVEL = [
   "exitOnError",
   "strictReadiness",
   "exitTimeoutSecs",
-  "exitTimeout",
   "rateLimiter",
   "memory",
   "cache",
@@ -137,12 +149,6 @@ const TOP_LEVEL = [
   "hostPolicy",
   "metrics",
   "log",
-  "logFile",
-  "logInfo",
-  "logWarn",
-  "logError",
-  "logVerbose",
-  "logFormat",
 ] as const;
 
 const controlModes = {
@@ -156,43 +162,21 @@ const rateLimitModes = {
   execution_count: RateLimitMode.EXEC_COUNT,
 } as const;
 
-/** Merges `log` with the flat `logX` fields; a field given both ways must agree. */
+/** The `log` group, checked for unknown fields. */
 function logSettings(o: ServerOptions): LogOptions {
   const group = record("log", o.log) ?? {};
   known("log", group, ["file", "info", "warn", "error", "verbose", "format"]);
-  const flat: Record<string, unknown> = {
-    file: o.logFile,
-    info: o.logInfo,
-    warn: o.logWarn,
-    error: o.logError,
-    verbose: o.logVerbose,
-    format: o.logFormat,
-  };
-  const merged: Record<string, unknown> = { ...group };
-  for (const [k, v] of Object.entries(flat)) {
-    if (v === undefined) continue;
-    if (group[k] !== undefined && group[k] !== v) {
-      const flatName = `log${k[0].toUpperCase()}${k.slice(1)}`;
-      fail(`${flatName} (${show(v)}) contradicts log.${k} (${show(group[k])})`);
-    }
-    merged[k] = v;
-  }
-  return merged as LogOptions;
+  return group as LogOptions;
 }
 
-/** `exitTimeoutSecs` or its old name `exitTimeout`, checked; undefined when neither is given. */
+/** `exitTimeoutSecs`, checked; undefined when not given. */
 function exitTimeoutGiven(o: ServerOptions): number | undefined {
-  const secs = int("exitTimeoutSecs", o.exitTimeoutSecs, 0, U32_MAX, " of seconds");
-  const old = int("exitTimeout", o.exitTimeout, 0, U32_MAX, " of seconds");
-  if (secs !== undefined && old !== undefined && secs !== old) {
-    fail(`exitTimeoutSecs (${secs}) contradicts exitTimeout (${old}), its old name: give one`);
-  }
-  return secs ?? old;
+  return int("exitTimeoutSecs", o.exitTimeoutSecs, 0, U32_MAX, " of seconds");
 }
 
 /**
- * Seconds `Server.stop()` waits for in-flight work: `exitTimeoutSecs` (or its old name
- * `exitTimeout`), else Triton's default of 30.
+ * Seconds `Server.stop()` waits for in-flight work: `exitTimeoutSecs`, else Triton's default of
+ * 30.
  * @throws {TritonError} INVALID_ARG as `planServerOptions` would.
  */
 export function exitTimeoutSecs(o: ServerOptions): number {

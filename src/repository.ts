@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { expectRecord, invalidArgument, optionalBoolean } from "./arguments.ts";
+import { expectRecord, invalidArgument, knownFields, optionalBoolean } from "./arguments.ts";
 import { ModelIndexFlag } from "../ffi/enums.ts";
 import { checkCString } from "../ffi/cstring_cache.ts";
 import type { TritonLibrary } from "../ffi/loader.ts";
@@ -52,8 +52,6 @@ export interface UnloadModelOptions {
   readonly waitUntilUnloaded?: boolean;
   /** Milliseconds to wait with `waitUntilUnloaded` before failing UNAVAILABLE. Default 30000. */
   readonly timeoutMs?: number;
-  /** @deprecated The old name of {@link timeoutMs} (milliseconds); give one of the two. */
-  readonly timeout?: number;
 }
 
 const states: readonly string[] = ["UNKNOWN", "READY", "UNAVAILABLE", "LOADING", "UNLOADING"];
@@ -101,6 +99,7 @@ export function modelIndex(lib: TritonLibrary, server: Ptr, readyOnly = false): 
 /** Checks load options and builds the load parameters; nothing is created on a bad value. */
 function loadParameters(lib: TritonLibrary, options: LoadModelOptions): ParameterList {
   expectRecord("loadModel()'s options", options, "{ config?, files? }");
+  knownFields("loadModel()'s options", options as Record<string, unknown>, ["config", "files"]);
   const { config, files } = options;
   let configJson: string | undefined;
   if (config !== undefined) {
@@ -180,16 +179,15 @@ export async function unloadModel(
 ): Promise<void> {
   modelName(name);
   expectRecord("unloadModel()'s options", options, "{ unloadDependents?, waitUntilUnloaded? }");
+  knownFields(
+    "unloadModel()'s options",
+    options as Record<string, unknown>,
+    ["unloadDependents", "waitUntilUnloaded", "timeoutMs"],
+    { timeout: "timeoutMs, in milliseconds" },
+  );
   optionalBoolean("unloadDependents", options.unloadDependents);
   optionalBoolean("waitUntilUnloaded", options.waitUntilUnloaded);
-  const timeout = duration(
-    "timeoutMs",
-    options.timeoutMs,
-    "timeout",
-    options.timeout,
-    "milliseconds",
-    30_000,
-  );
+  const timeout = duration("timeoutMs", options.timeoutMs, "milliseconds", 30_000);
   const err = options.unloadDependents
     ? await lib.apiAsync.TRITONSERVER_ServerUnloadModelAndDependents(server, name)
     : await lib.apiAsync.TRITONSERVER_ServerUnloadModel(server, name);

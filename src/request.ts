@@ -15,6 +15,7 @@ import {
   expectString,
   invalidArgument,
   isRecord,
+  knownFields,
   optionalBoolean,
 } from "./arguments.ts";
 import { check, TritonError } from "./errors.ts";
@@ -43,8 +44,6 @@ export interface InferRequest {
   readonly priority?: number | bigint;
   /** Timeout in microseconds, 0 = none (`TRITONSERVER_InferenceRequestSetTimeoutMicroseconds`). */
   readonly timeoutUs?: number | bigint;
-  /** @deprecated The old name of {@link timeoutUs} (microseconds); give one of the two. */
-  readonly timeout?: number | bigint;
   /** Marks the first request of a sequence (`TRITONSERVER_REQUEST_FLAG_SEQUENCE_START`). */
   readonly sequenceStart?: boolean;
   /** Marks the last request of a sequence (`TRITONSERVER_REQUEST_FLAG_SEQUENCE_END`). */
@@ -274,12 +273,32 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   return stream;
 }
 
+/** The fields of {@link InferRequest}. */
+const REQUEST_FIELDS = [
+  "inputs",
+  "outputs",
+  "id",
+  "correlationId",
+  "priority",
+  "timeoutUs",
+  "sequenceStart",
+  "sequenceEnd",
+  "parameters",
+  "signal",
+  "responseQueue",
+  "raiseOnError",
+  "outputMemory",
+  "allowMemoryFallback",
+  "trace",
+] as const satisfies readonly (keyof InferRequest)[];
+
 /**
  * Checks the kind of every field of `req` before anything is built from it.
  * @throws {TritonError} INVALID_ARG naming the field and what it got.
  */
 function checkRequest(req: InferRequest): void {
   const r = expectRecord("infer()'s request", req, "{ inputs: { name: tensor, ... } }");
+  knownFields("infer()'s request", r, REQUEST_FIELDS, { timeout: "timeoutUs, in microseconds" });
   expectRecord("inputs", r.inputs, "an object of input tensors by name");
   if (r.outputs !== undefined) {
     if (!Array.isArray(r.outputs)) {
@@ -370,29 +389,18 @@ function applyOptions(lib: TritonLibrary, request: Ptr, req: InferRequest): void
       api.TRITONSERVER_InferenceRequestSetPriorityUInt64(request, u64("priority", req.priority)),
     );
   }
-  const timeout = timeoutUs(req);
-  if (timeout !== undefined) {
-    check(lib, api.TRITONSERVER_InferenceRequestSetTimeoutMicroseconds(request, timeout));
+  if (req.timeoutUs !== undefined) {
+    check(
+      lib,
+      api.TRITONSERVER_InferenceRequestSetTimeoutMicroseconds(
+        request,
+        u64("timeoutUs", req.timeoutUs),
+      ),
+    );
   }
   const flags = (req.sequenceStart ? RequestFlag.SEQUENCE_START : 0) |
     (req.sequenceEnd ? RequestFlag.SEQUENCE_END : 0);
   if (flags) check(lib, api.TRITONSERVER_InferenceRequestSetFlags(request, flags));
   if (req.parameters === undefined || req.parameters === null) return;
   setRequestParameters(lib, request, req.parameters);
-}
-
-/** The request's timeout in microseconds from `timeoutUs` or its old name `timeout`.
- * @throws {TritonError} INVALID_ARG when it is not an unsigned 64-bit integer, or both names
- *   are given with different values. */
-function timeoutUs(req: InferRequest): bigint | undefined {
-  const { timeoutUs: us, timeout } = req;
-  if (us === undefined) return timeout === undefined ? undefined : u64("timeout", timeout);
-  const value = u64("timeoutUs", us);
-  if (timeout !== undefined && u64("timeout", timeout) !== value) {
-    throw new TritonError(
-      "INVALID_ARG",
-      `timeoutUs (${us}) contradicts timeout (${timeout}), its old name: give one`,
-    );
-  }
-  return value;
 }

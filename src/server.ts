@@ -13,7 +13,7 @@ import { type ServerMetadata, serverMetadata } from "./metadata.ts";
 import { MetricFamily, type MetricFamilyOptions } from "./metric_family.ts";
 import { prometheusText } from "./metrics.ts";
 import { checkModelRef, Model } from "./model.ts";
-import { expectRecord, expectString, optionalBoolean } from "./arguments.ts";
+import { expectRecord, expectString, knownFields, optionalBoolean } from "./arguments.ts";
 import { createServerOptions, type ServerOptions } from "./options.ts";
 import { exitTimeoutSecs } from "./options_plan.ts";
 import {
@@ -66,8 +66,6 @@ export interface StartOptions {
   /** Milliseconds `start()` may take, creating the server and waiting for readiness included,
    * before it fails UNAVAILABLE. @default 30000 */
   readonly timeoutMs?: number;
-  /** @deprecated The old name of {@link timeoutMs} (milliseconds); give one of the two. */
-  readonly timeout?: number;
   /** Library path, overriding `$TRITONSERVER_LIB` and the search order. */
   readonly libraryPath?: string;
 }
@@ -118,16 +116,16 @@ export class Server {
       throw new TritonError("ALREADY_EXISTS", `server is ${this.#state}; start() runs once`);
     }
     expectRecord("start()'s options", start, "{ timeoutMs?, waitUntilReady?, libraryPath? }");
+    knownFields("start()'s options", start as Record<string, unknown>, [
+      "timeoutMs",
+      "waitUntilReady",
+      "libraryPath",
+    ], {
+      timeout: "timeoutMs, in milliseconds",
+    });
     optionalBoolean("waitUntilReady", start.waitUntilReady);
     if (start.libraryPath !== undefined) expectString("libraryPath", start.libraryPath);
-    const readyMs = duration(
-      "timeoutMs",
-      start.timeoutMs,
-      "timeout",
-      start.timeout,
-      "milliseconds",
-      30_000,
-    );
+    const readyMs = duration("timeoutMs", start.timeoutMs, "milliseconds", 30_000);
     this.#state = "starting";
     const deadline = Date.now() + readyMs;
     try {

@@ -130,7 +130,7 @@ test("bad server options: TritonError INVALID_ARG before any C call", async () =
     isTritonError("INVALID_ARG", /modelControlMode/),
   );
   await assert.rejects(
-    startServer({ exitTimeout: -1 }),
+    startServer({ exitTimeoutSecs: -1 }),
     isTritonError("INVALID_ARG", /exitTimeout/),
   );
 });

@@ -46,11 +46,11 @@ async function serverStop(server: Server): Promise<{ error?: TritonError; ms: nu
 }
 
 /** A server with identity_int32 alone (quick to unload on a real core too). */
-function identityServer(exitTimeout: number): Promise<Server> {
+function identityServer(exitTimeoutSecs: number): Promise<Server> {
   return startServer({
     modelControlMode: "explicit",
     startupModels: ["identity_int32"],
-    exitTimeout,
+    exitTimeoutSecs,
   });
 }
 

@@ -9,8 +9,8 @@ import { tempRepo } from "./support/temp_repo.ts";
 
 const bad: [Partial<ServerOptions> & Record<string, unknown>, RegExp][] = [
   [{ modelControlMode: "sometimes" as "none" }, /modelControlMode/],
-  [{ exitTimeout: -1 }, /exitTimeout/],
-  [{ exitTimeout: 1.5 }, /exitTimeout/],
+  [{ exitTimeoutSecs: -1 }, /exitTimeout/],
+  [{ exitTimeoutSecs: 1.5 }, /exitTimeout/],
   [{ noSuchOption: true }, /unknown option noSuchOption/],
   [{ metrics: { intervalMs: 0 } }, /metrics\.intervalMs/],
   [{ metrics: { enabled: "yes" as unknown as boolean } }, /metrics\.enabled must be a boolean/],
@@ -28,8 +28,9 @@ const bad: [Partial<ServerOptions> & Record<string, unknown>, RegExp][] = [
   [{ modelLoadThreadCount: 0 }, /modelLoadThreadCount/],
   [{ modelLoadDeviceLimit: [{ kind: "gpu", device: 0, fraction: 2 }] }, /fraction/],
   [{ startupModels: ["identity_int32"] }, /startupModels needs modelControlMode/],
-  [{ log: { verbose: -1 }, logInfo: undefined }, /log\.verbose/],
-  [{ log: { info: true }, logInfo: false }, /logInfo \(false\) contradicts log\.info \(true\)/],
+  [{ log: { verbose: -1 } }, /log\.verbose/],
+  [{ logInfo: false }, /unknown option logInfo \(give log\.info instead\)/],
+  [{ exitTimeout: 3 }, /unknown option exitTimeout \(give exitTimeoutSecs instead\)/],
   [{ serverId: "" }, /serverId/],
   [{ modelRepository: [] }, /modelRepository/],
 ];
@@ -74,8 +75,6 @@ test("serverId, log settings and log() round-trip", async () => {
   try {
     const server = await startServer({
       serverId: "tritonffi-test",
-      logInfo: undefined,
-      logWarn: undefined,
       log: { file: logFile, info: true, warn: true, verbose: 1 },
       modelControlMode: "explicit",
     });
@@ -90,7 +89,7 @@ test("serverId, log settings and log() round-trip", async () => {
       await server.stop();
     }
     // Triton's logger is process-wide: the next server sets it back (stderr, quiet).
-    const quiet = await startServer({ logFile: "", logVerbose: 0, logInfo: false });
+    const quiet = await startServer({ log: { file: "", verbose: 0, info: false } });
     try {
       assert.equal(quiet.metadata().name, "triton");
       assert.equal(quiet.logEnabled("verbose"), false);

@@ -103,7 +103,7 @@ test("stop() with responses kept: quick, fields read before stay, views detach",
   // real core checks once a second whether its models have unloaded, so its stop takes about
   // 1 s even with nothing kept (Python models take longer to unload).
   const server = await startServer({
-    exitTimeout: 5,
+    exitTimeoutSecs: 5,
     modelControlMode: "explicit",
     startupModels: ["identity_int32"],
   });
@@ -139,7 +139,7 @@ test("stop() past the exit timeout: INTERNAL, the server left undeleted, no cras
   const live = await liveCounter();
   await collectGarbage(); // what earlier tests dropped
   const before = live && { response: live("response"), request: live("request") };
-  const server = await startServer({ exitTimeout: 1 });
+  const server = await startServer({ exitTimeoutSecs: 1 });
   const t0 = performance.now();
   const stream = server.model("sleep_stream").infer({ inputs: sleepInputs(1, 5000) });
   const ended = stream.next().then(() => "a response", (e: unknown) => e);
@@ -192,7 +192,7 @@ test("aborting after FINAL throws CANCELLED and delivers nothing more", async ()
 });
 
 test("a ResponseQueue sees the end of every request: FINAL alone, an error, stop()", async () => {
-  const server = await startServer({ exitTimeout: 5 });
+  const server = await startServer({ exitTimeoutSecs: 5 });
   /** What the documented loop sees: each response's OUT value (or its error code), until FINAL. */
   const drain = async (queue: ResponseQueue) => {
     const got: (number | string | undefined)[] = [];

@@ -139,6 +139,13 @@ test(
       assert.deepEqual(extra, [], "only dist/, package.json and README.md are shipped");
       const sources = files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
       assert.deepEqual(sources, [], "no TypeScript sources (Node will not strip types there)");
+      // What ships is the API: members marked @internal are stripped from the declarations.
+      const internal = files.filter((f) =>
+        f.endsWith(".d.ts") && readFileSync(join(installed, f), "utf8").includes("@internal")
+      );
+      assert.deepEqual(internal, [], "declarations with @internal members");
+      const serverTypes = readFileSync(join(installed, "dist/src/server.d.ts"), "utf8");
+      assert.doesNotMatch(serverTypes, /inferTarget|native\(\)/, "Server's internals shipped");
       const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
       assert.deepEqual(manifest.exports, {
         ".": { types: "./dist/mod.d.ts", default: "./dist/mod.js" },

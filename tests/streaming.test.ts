@@ -321,12 +321,12 @@ test("request options are accepted; bad values are rejected before any C call", 
     inputs,
     id: "opts",
     priority: 1,
-    timeout: 5_000_000,
+    timeoutUs: 5_000_000,
     parameters: { s: "text", i: 3, big: 2n ** 40n, b: true, d: 0.25 },
   }));
   assert.equal(r.id, "opts");
   assert.throws(() => model.infer({ inputs, priority: -1 }), /priority must be an unsigned/);
-  assert.throws(() => model.infer({ inputs, timeout: 1.5 }), /timeout must be an unsigned/);
+  assert.throws(() => model.infer({ inputs, timeoutUs: 1.5 }), /timeoutUs must be an unsigned/);
   assert.throws(
     () => model.infer({ inputs, parameters: { x: {} as unknown as string } }),
     /unsupported type object/,

@@ -86,9 +86,8 @@ export function startServer(
   const verbose = env("TRITONFFI_TEST_LOG") !== undefined;
   return new Server({
     modelRepository: MODEL_REPOSITORY,
-    logInfo: verbose,
-    logWarn: verbose,
-    exitTimeout: 10,
+    log: { info: verbose, warn: verbose },
+    exitTimeoutSecs: 10,
     ...options,
   }).start(start);
 }

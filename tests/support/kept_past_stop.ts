@@ -14,7 +14,7 @@ import { fakeProbe, startServer } from "./env.ts";
 const server = await startServer({
   modelControlMode: "explicit",
   startupModels: ["identity_int32"],
-  exitTimeout: 1,
+  exitTimeoutSecs: 1,
 });
 // 20,000 INT32 (80,000 bytes, past the copy limit): the output is a view of Triton's buffer.
 const n = 20_000;

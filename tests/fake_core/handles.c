@@ -43,12 +43,18 @@ find_locked(uintptr_t p)
   return i;
 }
 
+/* Rebuilds the table without its tombstones, twice as large only when live entries fill more than
+ * a quarter of it (so that a steady churn of creates and deletes keeps its size). */
 static void
 grow_locked(void)
 {
   fc_handle* old = g_table;
   size_t old_cap = g_cap;
-  g_cap = old_cap ? old_cap * 2 : 1024;
+  size_t live = 0;
+  for (size_t i = 0; i < old_cap; ++i) {
+    live += old[i].ptr > 1;
+  }
+  g_cap = old_cap == 0 ? 1024 : (live + 1) * 4 > old_cap ? old_cap * 2 : old_cap;
   g_table = fc_xcalloc(g_cap, sizeof(*g_table));
   g_used = 0;
   for (size_t i = 0; i < old_cap; ++i) {

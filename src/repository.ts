@@ -183,7 +183,7 @@ export async function unloadModel(
     "unloadModel()'s options",
     options as Record<string, unknown>,
     ["unloadDependents", "waitUntilUnloaded", "timeoutMs"],
-    { timeout: "timeoutMs, in milliseconds" },
+    { timeout: "timeoutMs (milliseconds)" },
   );
   optionalBoolean("unloadDependents", options.unloadDependents);
   optionalBoolean("waitUntilUnloaded", options.waitUntilUnloaded);

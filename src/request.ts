@@ -298,7 +298,7 @@ const REQUEST_FIELDS = [
  */
 function checkRequest(req: InferRequest): void {
   const r = expectRecord("infer()'s request", req, "{ inputs: { name: tensor, ... } }");
-  knownFields("infer()'s request", r, REQUEST_FIELDS, { timeout: "timeoutUs, in microseconds" });
+  knownFields("infer()'s request", r, REQUEST_FIELDS, { timeout: "timeoutUs (microseconds)" });
   expectRecord("inputs", r.inputs, "an object of input tensors by name");
   if (r.outputs !== undefined) {
     if (!Array.isArray(r.outputs)) {

@@ -121,7 +121,7 @@ export class Server {
       "waitUntilReady",
       "libraryPath",
     ], {
-      timeout: "timeoutMs, in milliseconds",
+      timeout: "timeoutMs (milliseconds)",
     });
     optionalBoolean("waitUntilReady", start.waitUntilReady);
     if (start.libraryPath !== undefined) expectString("libraryPath", start.libraryPath);

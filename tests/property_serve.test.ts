@@ -105,8 +105,8 @@ const cases: fc.Arbitrary<Case> = fc.constantFrom(...DTYPES).chain((dtype) =>
     body.set(blob, head.byteLength);
     return { body, headerLength: String(length ?? head.byteLength) };
   };
-  const make = (inputs: unknown, why?: string, blob = raw): Case => {
-    const header = { inputs };
+  const make = (inputs: unknown, why?: string, blob = raw, extra: object = {}): Case => {
+    const header = { inputs, ...extra };
     const expect = why === undefined ? { values } : { why };
     return binary
       ? { dtype, ...framed(header, blob), expect }
@@ -114,8 +114,12 @@ const cases: fc.Arbitrary<Case> = fc.constantFrom(...DTYPES).chain((dtype) =>
   };
   switch (mutation) {
     case 0:
-    case 1:
       return make([input]);
+    case 1: // with request parameters: Triton's own (read, not forwarded) and the model's
+      return make([input], undefined, raw, {
+        id: `r${pick}`,
+        parameters: { priority: 0, timeout: pick * 1000, custom_s: "x", custom_i: pick },
+      });
     case 2:
       return make([{ ...input, name: `X${pick}` }], "unknown input name");
     case 3: {

@@ -88,7 +88,10 @@ test("timeoutUs is the request timeout in microseconds; the old name timeout is 
   if (probe) assert.equal(probe.lastTimeoutUs(), 2_500_000n);
   assert.throws(
     () => model.infer({ inputs, timeout: 7_000 } as never),
-    isTritonError("INVALID_ARG", /unknown field 'timeout' .*give timeoutUs, in microseconds/),
+    isTritonError(
+      "INVALID_ARG",
+      /unknown field 'timeout' .*give timeoutUs \(microseconds\) instead/,
+    ),
   );
   assert.throws(
     () => model.infer({ inputs, timeoutUs: -1 }),
@@ -104,7 +107,10 @@ test("start({ timeoutMs }) and unloadModel({ timeoutMs }) are milliseconds; the 
   );
   await assert.rejects(
     new Server({ modelRepository: MODEL_REPOSITORY }).start({ timeout: 20 } as never),
-    isTritonError("INVALID_ARG", /unknown field 'timeout' .*give timeoutMs, in milliseconds/),
+    isTritonError(
+      "INVALID_ARG",
+      /unknown field 'timeout' .*give timeoutMs \(milliseconds\) instead/,
+    ),
   );
   const started = await new Server({
     modelRepository: MODEL_REPOSITORY,

@@ -36,15 +36,19 @@ export interface ParsedInfer {
 
 /** Request parameters with a meaning of their own (KServe's and Triton's); the others go to the
  * model as request parameters. */
-interface Options {
-  id?: string;
-  correlationId?: number | bigint | string;
-  priority?: number | bigint;
-  timeout?: number | bigint;
-  sequenceStart?: boolean;
-  sequenceEnd?: boolean;
-  parameters?: Record<string, string | number | bigint | boolean>;
-}
+type Options =
+  & {
+    -readonly [
+      K in
+        | "id"
+        | "correlationId"
+        | "priority"
+        | "timeoutUs"
+        | "sequenceStart"
+        | "sequenceEnd"
+    ]?: InferRequest[K];
+  }
+  & { parameters?: Record<string, string | number | bigint | boolean> };
 
 /**
  * Reads request parameters (`parameters` of the request) the way Triton's HTTP front end does:
@@ -78,7 +82,7 @@ export function requestParameters(
         options.priority = unsigned(value, what);
         break;
       case "timeout":
-        options.timeout = unsigned(value, what);
+        options.timeoutUs = unsigned(value, what);
         break;
       case "binary_data_output":
         binaryOutput = boolean(value, what);

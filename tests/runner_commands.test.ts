@@ -39,7 +39,13 @@ test(
       // The suite's path (a folder or a glob) stands for the short file.
       const argv = args.map((a) => (a === "tests/" || a === "tests/**/*.test.ts" ? FIXTURE : a));
       assert.ok(argv.includes(FIXTURE), `${tool}: no tests/ argument in ${args.join(" ")}`);
-      const environment = { ...process.env, TRITONFFI_RUNNER_CHECK: "1" };
+      const environment: Record<string, string | undefined> = {
+        ...process.env,
+        TRITONFFI_RUNNER_CHECK: "1",
+      };
+      // Set by `node --test` for its child processes: a runner started with it thinks it runs
+      // inside one and skips its files.
+      delete environment.NODE_TEST_CONTEXT;
       const r = spawnSync(toolchainBin(root, tool), argv, {
         cwd: root,
         env: environment,

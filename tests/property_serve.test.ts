@@ -13,6 +13,7 @@ import process from "node:process";
 import { after } from "node:test";
 import fc from "fast-check";
 import { kserveHandler } from "../mod.ts";
+import { encodeBytes } from "../src/bytes.ts";
 import { test } from "./support/test.ts";
 import { idle, liveCounter, sharedServer, stopShared } from "./support/env.ts";
 
@@ -48,18 +49,8 @@ function rawBytes(dtype: Dtype, values: unknown[]): Uint8Array {
       return new Uint8Array(Float32Array.from(values as number[]).buffer);
     case "BOOL":
       return Uint8Array.from(values as boolean[], (b) => (b ? 1 : 0));
-    case "BYTES": {
-      const parts = (values as string[]).map((s) => encoder.encode(s));
-      const out = new Uint8Array(parts.reduce((n, p) => n + 4 + p.byteLength, 0));
-      const view = new DataView(out.buffer);
-      let at = 0;
-      for (const p of parts) {
-        view.setUint32(at, p.byteLength, true);
-        out.set(p, at + 4);
-        at += 4 + p.byteLength;
-      }
-      return out;
-    }
+    case "BYTES":
+      return encodeBytes((values as string[]).map((s) => encoder.encode(s)));
   }
 }
 

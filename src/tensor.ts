@@ -406,7 +406,10 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
  * @throws {TritonError} INVALID_ARG naming the first element of another kind. */
 function elementsAre(field: string, values: unknown, kind: "string" | "boolean"): void {
   if (!Array.isArray(values)) throw invalidArgument(field, `an array of ${kind}s`, values);
-  const i = values.findIndex((v) => typeof v !== kind);
+  const ofKind = kind === "string"
+    ? (v: unknown) => typeof v === "string"
+    : (v: unknown) => typeof v === "boolean";
+  const i = values.findIndex((v) => !ofKind(v));
   if (i >= 0) throw invalidArgument(`${field}[${i}]`, `a ${kind}`, values[i]);
 }
 

@@ -90,5 +90,11 @@ export { HTTP_STATUS } from "./src/kserve/errors.ts";
 export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";
 export { DATA_TYPES, hasFloat16Array, type NumericArray } from "./src/dtypes.ts";
 export { bf16ToNumber, fp16ToNumber, numberToBf16, numberToFp16 } from "./src/half.ts";
-export { DEFAULT_LIBRARY_PATH, LibraryLoadError, loadTriton } from "./ffi/loader.ts";
-export type { DataTypeName, ErrorCodeName, MemoryTypeName } from "./ffi/enums.ts";
+export {
+  type DataTypeName,
+  DEFAULT_LIBRARY_PATH,
+  type ErrorCodeName,
+  LibraryLoadError,
+  loadTriton,
+  type MemoryTypeName,
+} from "./ffi/mod.ts";

@@ -14,7 +14,7 @@
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 import { loadTriton, Server } from "../mod.ts";
-import { env, runtimeName } from "../ffi/runtime.ts";
+import { env, runtimeName } from "../ffi/mod.ts";
 import { bigOutput } from "./big_output.ts";
 import { inference, SCENARIOS } from "./inference.ts";
 import { floor } from "./floor.ts";

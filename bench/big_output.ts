@@ -7,7 +7,7 @@
  */
 import { measure } from "mitata";
 import type { Server } from "../mod.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
+import type { TritonLibrary } from "../ffi/mod.ts";
 
 /** µs per read. */
 export interface BigOutputResults {

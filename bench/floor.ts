@@ -16,11 +16,14 @@
  *
  * @module
  */
-import type { CompletionHandler } from "../ffi/completion_ring.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import {
+  type CompletionHandler,
+  type Ptr,
+  responseOutput,
+  Slot,
+  type TritonLibrary,
+} from "../ffi/mod.ts";
 import type { InferTarget } from "../src/request.ts";
-import { outParams, responseOutput, Slot } from "../src/response.ts";
 import type { Latency } from "./inference.ts";
 
 /** Results keyed like the scenarios. */
@@ -44,7 +47,7 @@ export async function floor(
   shape.set([1n, 16n]);
   const data = new Int32Array(new ArrayBuffer(64)); // off the moving JS heap: its address is kept
   const dataPtr = ffi.addressOf(data);
-  const outs = outParams(lib); // the out-parameters src/response.ts reads outputs with
+  const outs = lib.binding.outParams; // the out-parameters responses are read with
   const element = new Int32Array(new ArrayBuffer(4));
   const workers: { t0: number; done: () => void }[] = [];
   const userps: Ptr[] = [];

@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import process from "node:process";
 import { serve, Server } from "../mod.ts";
-import { runtimeName } from "../ffi/runtime.ts";
+import { runtimeName } from "../ffi/mod.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,16").split(",").map(Number);

@@ -6,11 +6,13 @@
  * @module
  */
 import { measure } from "mitata";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
-import type { CompletionHandler } from "../ffi/completion_ring.ts";
+import {
+  type CompletionHandler,
+  type Ptr,
+  responseOutput,
+  type TritonLibrary,
+} from "../ffi/mod.ts";
 import type { InferTarget } from "../src/request.ts";
-import { outParams, responseOutput } from "../src/response.ts";
 
 /** Median ns per call of each measured pair. */
 export interface MicroResults {
@@ -112,7 +114,7 @@ export async function micro(lib: TritonLibrary, target: InferTarget): Promise<Mi
 
   // ResponseOutput on one held response, called as src/response.ts calls it.
   const response = held!;
-  const outs = outParams(lib); // the out-parameters src/response.ts reads outputs with
+  const outs = lib.binding.outParams; // the out-parameters responses are read with
   const outputCall = await measure(() => {
     check(responseOutput(lib, outs, response, 0));
   }, opts);

@@ -19,9 +19,8 @@
 import { fileURLToPath } from "node:url";
 import type { CudaRuntime } from "./cuda.ts";
 import { ErrorCode, MemoryType } from "./enums.ts";
-import type { TritonLibrary } from "./loader.ts";
 import { callbacks } from "./symbols.ts";
-import type { Ptr } from "./types.ts";
+import type { NativeLibrary, Ptr } from "./types.ts";
 
 /** The memory a request asks its outputs to land in. */
 export const PolicyKind = { CPU: 0, CPU_PINNED: 1, GPU: 2, AUTO: 3 } as const;
@@ -152,7 +151,7 @@ export function placementTable(): number[] {
 }
 
 /** The allocator implemented in JS, for runtimes whose callbacks return to Triton's threads. */
-export function jsAllocator(lib: TritonLibrary): AllocatorFunctions {
+export function jsAllocator(lib: NativeLibrary): AllocatorFunctions {
   const { ffi, api, libc } = lib;
   let cuda: CudaRuntime | undefined;
   const word = new BigUint64Array(1);
@@ -314,7 +313,7 @@ export const allocatorCSymbols = {
 } as const;
 
 /** The allocator compiled from C at run time (Bun). */
-export function nativeAllocator(lib: TritonLibrary): AllocatorFunctions {
+export function nativeAllocator(lib: NativeLibrary): AllocatorFunctions {
   const { ffi } = lib;
   if (!ffi.compile) throw new Error(`${ffi.name}: no way to run the response allocator`);
   const c = ffi.compile(allocatorSource(), allocatorDefines(), allocatorCSymbols);

@@ -12,22 +12,40 @@
  */
 import { type CallbackTable, createCallbackTable } from "./callbacks.ts";
 import { CompletionKind, type CompletionKindValue } from "./completion_ring.ts";
-import { CompletionRoutes } from "./completion_routes.ts";
+import { CompletionRoutes, type CompletionTarget } from "./completion_routes.ts";
+import { CudaMemcpyKind } from "./cuda.ts";
 import { DeferredDeletes } from "./deferred_deletes.ts";
 import { KeepAlive } from "./keepalive.ts";
-import type { TritonLibrary } from "./loader.ts";
 import { OutParams } from "./out_params.ts";
+import { outputPolicy } from "./output_policy.ts";
+import { ResponseFields, SLOTS_NEEDED } from "./response_fields.ts";
 import { createResponseReader, type ResponseReader } from "./response_reader.ts";
 import { createTraceCallbackTable, type TraceCallbackTable } from "./trace_callbacks.ts";
-import type { Ptr } from "./types.ts";
+import { TritonError } from "./triton_error.ts";
+import type { NativeLibrary, Ptr } from "./types.ts";
 
 /** Number of 8-byte slots in {@link Binding.outParams}. */
-export const OUT_PARAM_SLOTS = 10;
+export const OUT_PARAM_SLOTS = Math.max(10, SLOTS_NEEDED);
+
+/** A request's completions routed to its target (see {@link Binding.track}). */
+export interface Tracked {
+  /** The `void* userp` to give Triton (the request release and response callbacks). */
+  readonly userp: Ptr;
+  /** Stops routing to the target and stops counting it as in flight. Idempotent. */
+  untrack(): void;
+}
+
+/** Everything `src/` needs to call Triton: the adapter, the bound API, libc, and the
+ * {@link Binding} that owns the native pieces made for this library. */
+export interface TritonLibrary extends NativeLibrary {
+  /** What this library owns in the process: callbacks, ring, routes, deferred deletes, scratch. */
+  readonly binding: Binding;
+}
 
 /** The per-library native pieces; see the module documentation. */
 export class Binding {
   /** The library it belongs to. */
-  readonly lib: TritonLibrary;
+  readonly lib: NativeLibrary;
   /** Native work in flight (requests, traces): keeps the process alive while there is some. */
   readonly keepalive: KeepAlive = new KeepAlive();
   /** Native deletes moved off the hot path. */
@@ -38,9 +56,14 @@ export class Binding {
   #traceCallbacks: TraceCallbackTable | undefined;
   #outParams: OutParams | undefined;
   #reader: ResponseReader | null | undefined;
+  #responses: ResponseFields | undefined;
+  /** Scratch `int64_t` arrays by length (see {@link int64Array}). */
+  readonly #int64s: Int32Array[] = [];
+  /** Allocator policies as the `userp` pointers passed to Triton, by policy. */
+  readonly #policies = new Map<number, Ptr>();
   readonly #shared = new Map<object, unknown>();
 
-  constructor(lib: TritonLibrary) {
+  constructor(lib: NativeLibrary) {
     this.lib = lib;
     this.routes = new CompletionRoutes(lib.ffi);
   }
@@ -81,6 +104,95 @@ export class Binding {
       }
     }
     return this.#reader ?? undefined;
+  }
+
+  /**
+   * `values` (integers in ±2^53) as the `int64_t` array a Triton call reads, written as
+   * little-endian (low, high) 32-bit halves (no `BigInt` per value), in scratch reused for every
+   * call with as many values: only for a call that copies the array before it returns (a shape
+   * given to `TRITONSERVER_InferenceRequestAddInput`), on the JS thread.
+   */
+  int64Array(values: readonly number[]): Int32Array {
+    const n = values.length;
+    const a = (this.#int64s[n] ??= new Int32Array(new ArrayBuffer(n * 8)));
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      a[2 * i] = v % 4294967296;
+      a[2 * i + 1] = Math.floor(v / 4294967296);
+    }
+    return a;
+  }
+
+  /** Reads responses into plain values (with the native reader where there is one). */
+  get responses(): ResponseFields {
+    return (this.#responses ??= new ResponseFields(
+      this.lib,
+      this.outParams,
+      this.responseReader,
+    ));
+  }
+
+  /**
+   * The response allocator's `userp` for a request's output memory choice (NULL for `"cpu"`):
+   * `"cpu"`, `"cpu_pinned"`, `"gpu"`, `"gpu:N"` or `"auto"`; all but `"cpu"` load libcudart.
+   * @param allowFallback pageable host memory when pinned/GPU memory cannot be had.
+   * @throws {TritonError} INVALID_ARG for an unknown choice or GPU id; UNAVAILABLE when CUDA is
+   *   needed, absent, and `allowFallback` is false.
+   */
+  outputPolicy(choice: string, allowFallback: boolean): Ptr {
+    const policy = outputPolicy(this.callbacks, choice, allowFallback);
+    let p = this.#policies.get(policy);
+    if (p === undefined) {
+      p = policy === 0 ? this.lib.ffi.NULL : this.lib.ffi.fromAddress(policy);
+      this.#policies.set(policy, p);
+    }
+    return p;
+  }
+
+  /**
+   * Routes the completions of a request to `target` (by the `userp` returned) and counts it as
+   * native work in flight, which keeps the process alive until `untrack()`.
+   */
+  track(target: CompletionTarget): Tracked {
+    let id = this.routes.add(target);
+    this.keepalive.hold();
+    return {
+      userp: this.routes.userp(id),
+      untrack: () => {
+        if (id === 0) return;
+        this.routes.remove(id);
+        this.keepalive.release();
+        id = 0;
+      },
+    };
+  }
+
+  /**
+   * Copies `byteSize` bytes of GPU memory at `pointer` on device `deviceId` into a new host array
+   * (`cudaSetDevice`, `cudaMemcpy`), through the CUDA runtime the allocator loaded.
+   * @throws {TritonError} UNAVAILABLE when no CUDA runtime is loaded; INTERNAL when a CUDA call
+   *   fails.
+   */
+  copyToHost(pointer: Ptr, byteSize: number, deviceId: number): Uint8Array {
+    const cuda = this.callbacks.cuda();
+    if (!cuda) throw new TritonError("UNAVAILABLE", "no CUDA runtime is loaded");
+    const out = new Uint8Array(byteSize);
+    let rc = cuda.api.cudaSetDevice(deviceId);
+    if (rc === 0 && byteSize > 0) {
+      rc = cuda.api.cudaMemcpy(
+        this.lib.ffi.addressOf(out),
+        pointer,
+        byteSize,
+        CudaMemcpyKind.DeviceToHost,
+      );
+    }
+    if (rc !== 0) {
+      throw new TritonError(
+        "INTERNAL",
+        `cudaMemcpy to host failed: ${cuda.api.cudaGetErrorString(rc)}`,
+      );
+    }
+    return out;
   }
 
   /** One object per binding and `key`, made by `create` on first use (for the layers above

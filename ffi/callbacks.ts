@@ -33,11 +33,10 @@ import {
   CompletionRing,
 } from "./completion_ring.ts";
 import type { KeepAlive } from "./keepalive.ts";
-import type { TritonLibrary } from "./loader.ts";
 import { macrotask } from "./macrotask.ts";
 import { nativeCallbacks } from "./native_callbacks.ts";
 import { env } from "./runtime.ts";
-import type { Ptr } from "./types.ts";
+import type { NativeLibrary, Ptr } from "./types.ts";
 
 /** The function pointers to hand to Triton, and the hook that receives completions. */
 export interface CallbackTable {
@@ -77,7 +76,7 @@ function requestedMode(): CallbackMode | undefined {
  * @param keepalive told of the native consumer, which keeps the event loop alive while busy.
  * @throws {Error} when `TRITONFFI_CALLBACKS=native` and the native path is unavailable.
  */
-export function createCallbackTable(lib: TritonLibrary, keepalive: KeepAlive): CallbackTable {
+export function createCallbackTable(lib: NativeLibrary, keepalive: KeepAlive): CallbackTable {
   const { ffi } = lib;
   const requested = requestedMode();
   const allocator = ffi.callbacksReturnToForeignThreads ? jsAllocator(lib) : nativeAllocator(lib);

@@ -9,37 +9,17 @@
  *
  * @module
  */
-import { Binding } from "./binding.ts";
+import { Binding, type TritonLibrary } from "./binding.ts";
 import { API_VERSION } from "./enums.ts";
 import { LIBC_PATH, libcSymbols, RTLD_NODELETE, RTLD_NOLOAD, RTLD_NOW } from "./libc.ts";
 import { deniedEnv, env, ffiRuntime } from "./runtime.ts";
 import { type SymbolDef, symbols } from "./symbols.ts";
-import type { AsyncFns, FfiRuntime, OpenedLibrary, Ptr, SyncFns } from "./types.ts";
+import type { AsyncFns, FfiRuntime, NativeLibrary, OpenedLibrary, Ptr, SyncFns } from "./types.ts";
+
+export type { TritonLibrary };
 
 /** The default location of the library inside NVIDIA's Triton container. */
 export const DEFAULT_LIBRARY_PATH = "/opt/tritonserver/lib/libtritonserver.so";
-
-/** Everything `src/` needs to call Triton: the adapter, the bound API and libc. */
-export interface TritonLibrary {
-  /** The runtime adapter. */
-  readonly ffi: FfiRuntime;
-  /** Path (or soname) the library was opened from. */
-  readonly path: string;
-  /** `TRITONSERVER_ApiVersion` of the loaded library. */
-  readonly version: { readonly major: number; readonly minor: number };
-  /** Symbols callable synchronously. */
-  readonly api: SyncFns<typeof symbols>;
-  /** Symbols that may wait on Triton threads (`mayBlock`): they return Promises. */
-  readonly apiAsync: AsyncFns<typeof symbols>;
-  /** libc's malloc/free/memcpy/dlopen/dlsym. */
-  readonly libc: SyncFns<typeof libcSymbols>;
-  /** The address of a function of the Triton library (for native code that calls it). */
-  symbolAddress(name: string): Ptr;
-  /** The address of `symbol` in the (already loaded) library at `path`. */
-  addressIn(path: string, symbol: string): Ptr;
-  /** What this library owns in the process: callbacks, ring, routes, deferred deletes, scratch. */
-  readonly binding: Binding;
-}
 
 /** Thrown when no usable `libtritonserver.so` is found; `cause` holds the last loader error. */
 export class LibraryLoadError extends Error {
@@ -171,7 +151,7 @@ function bind(
     if (ffi.isNull(address)) throw new LibraryLoadError(`${symbol} not found in ${libPath}`);
     return address;
   };
-  const triton: { -readonly [K in keyof TritonLibrary]: TritonLibrary[K] } = {
+  const native: NativeLibrary = {
     ffi,
     path,
     version,
@@ -180,8 +160,6 @@ function bind(
     api: { ...stubs, ...lib.sync } as SyncFns<typeof symbols>,
     apiAsync: { ...stubs, ...lib.async } as unknown as AsyncFns<typeof symbols>,
     libc: libc.sync,
-    binding: undefined as unknown as Binding,
   };
-  triton.binding = new Binding(triton);
-  return triton;
+  return { ...native, binding: new Binding(native) };
 }

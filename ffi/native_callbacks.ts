@@ -16,7 +16,6 @@
  */
 import type { AllocatorFunctions } from "./allocator.ts";
 import { LIBC_PATH } from "./libc.ts";
-import type { TritonLibrary } from "./loader.ts";
 import {
   EventfdWaiter,
   NativeRing,
@@ -29,7 +28,7 @@ import { platform } from "./os.ts";
 import { env } from "./runtime.ts";
 import { compileBunRing } from "./thunks/bun_ring.ts";
 import { installThunks } from "./thunks/install.ts";
-import type { Ptr } from "./types.ts";
+import type { NativeLibrary, Ptr } from "./types.ts";
 
 /** Slots of the process-wide ring (16384 × 32 bytes = 512 KiB). */
 export const RING_CAPACITY = 16384;
@@ -61,7 +60,7 @@ export interface NativeCallbacks {
  * @param js the JS allocator (Deno, Node), the target of non-CPU allocations.
  * @throws {Error} where the native path is unavailable (the message says why).
  */
-export function nativeCallbacks(lib: TritonLibrary, js: AllocatorFunctions): NativeCallbacks {
+export function nativeCallbacks(lib: NativeLibrary, js: AllocatorFunctions): NativeCallbacks {
   const { ffi } = lib;
   const { arch, linux } = platform();
   if (!linux) throw new Error("the native callbacks need Linux");
@@ -105,7 +104,7 @@ export function nativeCallbacks(lib: TritonLibrary, js: AllocatorFunctions): Nat
 }
 
 /** The pipe the event loop watches where the runtime can, otherwise the eventfd read. */
-function wakeUp(lib: TritonLibrary): RingWaiter {
+function wakeUp(lib: NativeLibrary): RingWaiter {
   try {
     return new PipeWaiter(lib.ffi);
   } catch {

@@ -103,12 +103,14 @@ const EFD_CLOEXEC = 0o2000000;
 /** Page size assumed for code (4 KiB on x86-64 Linux; mmap rounds lengths up anyway). */
 export const PAGE_SIZE = 4096;
 
-let opened: OpenedLibrary<typeof osSymbols> | undefined;
+/** libc's calls bound by each runtime adapter (there is one per process). */
+const opened = new WeakMap<FfiRuntime, OpenedLibrary<typeof osSymbols>>();
 
-/** libc's calls of {@link osSymbols}, bound once. */
+/** libc's calls of {@link osSymbols}, bound once per runtime adapter. */
 export function os(ffi: FfiRuntime): OpenedLibrary<typeof osSymbols> {
-  opened ??= ffi.open(LIBC_PATH, osSymbols);
-  return opened;
+  let lib = opened.get(ffi);
+  if (lib === undefined) opened.set(ffi, lib = ffi.open(LIBC_PATH, osSymbols));
+  return lib;
 }
 
 /** Why executable memory was refused (SELinux `execmem`, PaX, a seccomp policy...). */

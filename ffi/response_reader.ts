@@ -16,11 +16,10 @@
  * @module
  */
 import { LIBC_PATH } from "./libc.ts";
-import type { TritonLibrary } from "./loader.ts";
 import { mapMemory, os, PAGE_SIZE, placeCode, platform } from "./os.ts";
 import { RECORD_BYTES, recordDefines } from "./response_record.ts";
 import { generateReaderX8664 } from "./thunks/x86_64_reader.ts";
-import type { Ptr } from "./types.ts";
+import type { NativeLibrary, Ptr } from "./types.ts";
 import { fileURLToPath } from "node:url";
 
 /** The record and the function that fills it. */
@@ -36,7 +35,7 @@ export class ResponseReader {
   readonly #pointerAt: (offset: number) => Ptr;
   readonly #read: (response: Ptr) => boolean;
 
-  constructor(lib: TritonLibrary, record: Ptr, read: (response: Ptr) => boolean) {
+  constructor(lib: NativeLibrary, record: Ptr, read: (response: Ptr) => boolean) {
     const buffer = lib.ffi.view(record, RECORD_BYTES);
     this.record = record;
     this.u8 = new Uint8Array(buffer);
@@ -94,7 +93,7 @@ const TRITON_FUNCTIONS = [
  * @throws {Error} where it is unavailable (another OS or CPU, executable memory refused, no C
  *   compiler): the caller reads field by field.
  */
-export function createResponseReader(lib: TritonLibrary): ResponseReader {
+export function createResponseReader(lib: NativeLibrary): ResponseReader {
   const { ffi } = lib;
   const { arch, linux } = platform();
   if (!linux || arch !== "x86_64") throw new Error("the response reader needs x86-64 Linux");

@@ -15,10 +15,9 @@
  *
  * @module
  */
-import type { TritonLibrary } from "./loader.ts";
 import { macrotask } from "./macrotask.ts";
 import { callbacks } from "./symbols.ts";
-import type { Ptr } from "./types.ts";
+import type { NativeLibrary, Ptr } from "./types.ts";
 
 /** What a {@link TraceEvent} reports. */
 export const TraceEventKind = {
@@ -81,7 +80,7 @@ export interface TraceCallbackTable {
 const MEMORY_TYPE_GPU = 2;
 
 /** Creates the trace callback table of `lib` (its `Binding` does, once). */
-export function createTraceCallbackTable(lib: TritonLibrary): TraceCallbackTable {
+export function createTraceCallbackTable(lib: NativeLibrary): TraceCallbackTable {
   const { ffi } = lib;
   const canRead = ffi.callbacksReturnToForeignThreads;
   let queue: TraceEvent[] = [];

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import type { FfiType, SymbolDef } from "./symbols.ts";
+import type { libcSymbols } from "./libc.ts";
+import type { FfiType, SymbolDef, symbols } from "./symbols.ts";
 
 declare const ptrBrand: unique symbol;
 
@@ -142,4 +143,25 @@ export interface FfiRuntime {
 export interface CompiledC<S extends Record<string, CallbackDef>> {
   readonly call: { readonly [K in keyof S]: NativeFn<S[K]> };
   readonly pointers: { readonly [K in keyof S]: Ptr };
+}
+
+/** A loaded `libtritonserver.so`: the adapter, the bound API and libc (what `ffi/`'s native pieces
+ * call through; `TritonLibrary` adds the {@link Binding} that owns them). */
+export interface NativeLibrary {
+  /** The runtime adapter. */
+  readonly ffi: FfiRuntime;
+  /** Path (or soname) the library was opened from. */
+  readonly path: string;
+  /** `TRITONSERVER_ApiVersion` of the loaded library. */
+  readonly version: { readonly major: number; readonly minor: number };
+  /** Symbols callable synchronously. */
+  readonly api: SyncFns<typeof symbols>;
+  /** Symbols that may wait on Triton threads (`mayBlock`): they return Promises. */
+  readonly apiAsync: AsyncFns<typeof symbols>;
+  /** libc's malloc/free/memcpy/dlopen/dlsym. */
+  readonly libc: SyncFns<typeof libcSymbols>;
+  /** The address of a function of the Triton library (for native code that calls it). */
+  symbolAddress(name: string): Ptr;
+  /** The address of `symbol` in the (already loaded) library at `path`. */
+  addressIn(path: string, symbol: string): Ptr;
 }

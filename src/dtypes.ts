@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { DataType, type DataTypeName } from "../ffi/enums.ts";
+import { DataType, type DataTypeName } from "../ffi/mod.ts";
 
 /** Constructor of a TypedArray. */
 export interface TypedArrayConstructor<T> {

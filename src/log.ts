@@ -5,9 +5,7 @@
  * @module
  */
 import { describeValue } from "./arguments.ts";
-import { LogLevel } from "../ffi/enums.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import { checkCString } from "../ffi/cstring_cache.ts";
+import { checkCString, LogLevel, type TritonLibrary } from "../ffi/mod.ts";
 import { check, TritonError } from "./errors.ts";
 
 /** A Triton log level. */

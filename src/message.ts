@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
 import { check, discard, TritonError } from "./errors.ts";
 
 const decoder = new TextDecoder();

@@ -5,9 +5,7 @@
  * @module
  */
 import { describeValue } from "./arguments.ts";
-import { ModelBatchFlag, ModelTxnPropertyFlag } from "../ffi/enums.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import { ModelBatchFlag, ModelTxnPropertyFlag, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { check, TritonError } from "./errors.ts";
 import { readJsonMessage } from "./message.ts";
 import type { ModelConfig } from "./model_config.ts";

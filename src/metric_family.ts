@@ -6,9 +6,7 @@
  */
 import { describeValue } from "./arguments.ts";
 import { expectRecord, invalidArgument } from "./arguments.ts";
-import { MetricKind as MetricKindCode } from "../ffi/enums.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import { MetricKind as MetricKindCode, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { check, discard, TritonError } from "./errors.ts";
 import { ParameterList } from "./parameters.ts";
 

@@ -4,9 +4,7 @@
  *
  * @module
  */
-import { MetricFormat } from "../ffi/enums.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import { MetricFormat, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { check, discard } from "./errors.ts";
 
 const decoder = new TextDecoder();

@@ -16,8 +16,7 @@
  *
  * @module
  */
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
 
 /** What a native response reports to the server that owns it. */
 export interface ResponseOwner {

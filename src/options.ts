@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
 import { check, discard } from "./errors.ts";
 import { planServerOptions } from "./options_plan.ts";
 

@@ -4,10 +4,15 @@
  *
  * @module
  */
-import { InstanceGroupKind, LogFormat, ModelControlMode, RateLimitMode } from "../ffi/enums.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import { env } from "../ffi/runtime.ts";
-import type { Ptr } from "../ffi/types.ts";
+import {
+  env,
+  InstanceGroupKind,
+  LogFormat,
+  ModelControlMode,
+  type Ptr,
+  RateLimitMode,
+  type TritonLibrary,
+} from "../ffi/mod.ts";
 import { TritonError } from "./errors.ts";
 import type { LogOptions, ServerOptions } from "./options.ts";
 

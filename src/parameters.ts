@@ -4,9 +4,7 @@
  *
  * @module
  */
-import { ParameterType } from "../ffi/enums.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import { ParameterType, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { TritonError } from "./errors.ts";
 
 const encoder = new TextEncoder();

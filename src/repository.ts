@@ -6,10 +6,7 @@
  * @module
  */
 import { expectRecord, invalidArgument, knownFields, optionalBoolean } from "./arguments.ts";
-import { ModelIndexFlag } from "../ffi/enums.ts";
-import { checkCString } from "../ffi/cstring_cache.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import { checkCString, ModelIndexFlag, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { duration } from "./durations.ts";
 import { check, TritonError } from "./errors.ts";
 import { readJsonMessage } from "./message.ts";

@@ -4,11 +4,7 @@
  *
  * @module
  */
-import { encodePolicy, PolicyKind } from "../ffi/allocator.ts";
-import { MemoryType, RequestFlag } from "../ffi/enums.ts";
-import type { CallbackTable } from "../ffi/callbacks.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { FfiRuntime, Ptr } from "../ffi/types.ts";
+import { MemoryType, type Ptr, RequestFlag, type TritonLibrary } from "../ffi/mod.ts";
 import { DATA_TYPES } from "./dtypes.ts";
 import {
   expectRecord,
@@ -21,7 +17,7 @@ import {
 import { check, TritonError } from "./errors.ts";
 import { modelMetadata } from "./metadata.ts";
 import { type RequestParameterValue, setRequestParameters } from "./request_parameters.ts";
-import type { InferResponse, ResponseSource } from "./response.ts";
+import type { InferResponse } from "./response.ts";
 import { RequestStream } from "./request_stream.ts";
 import type { ServerChildren } from "./server_children.ts";
 import { Tensor, type TensorLike } from "./tensor.ts";
@@ -78,74 +74,15 @@ export interface InferRequest {
 /** Output memory choices; see {@link InferRequest.outputMemory}. */
 export type OutputMemory = "cpu" | "cpu_pinned" | "gpu" | `gpu:${number}` | "auto";
 
-/** The allocator policy (its `userp`) for a request's output memory choice.
- * @throws {TritonError} INVALID_ARG for an unknown choice or GPU id; UNAVAILABLE when libcudart
- *   is needed, absent, and fallback is not allowed. */
-function memoryPolicy(callbacks: CallbackTable, req: InferRequest): number {
-  const choice = req.outputMemory ?? "cpu";
-  const fallback = req.allowMemoryFallback ?? false;
-  if (choice === "cpu") return encodePolicy(PolicyKind.CPU, 0, false);
-  if (choice === "auto") {
-    callbacks.cuda();
-    return encodePolicy(PolicyKind.AUTO, 0, true);
-  }
-  const gpu = /^gpu(?::(\d+))?$/.exec(choice);
-  if (choice !== "cpu_pinned" && !gpu) {
-    throw new TritonError(
-      "INVALID_ARG",
-      `outputMemory must be "cpu", "cpu_pinned", "gpu", "gpu:N" or "auto", not ${choice}`,
-    );
-  }
-  const cuda = callbacks.cuda();
-  if (!cuda || cuda.deviceCount === 0) {
-    if (fallback) return encodePolicy(PolicyKind.CPU, 0, false);
-    throw new TritonError(
-      "UNAVAILABLE",
-      `outputMemory "${choice}" needs a CUDA device: ${
-        cuda ? `${cuda.path} reports none` : callbacks.cudaFailure
-      }`,
-    );
-  }
-  if (!gpu) return encodePolicy(PolicyKind.CPU_PINNED, 0, fallback);
-  const device = Number(gpu[1] ?? 0);
-  if (device >= cuda.deviceCount) {
-    throw new TritonError(
-      "INVALID_ARG",
-      `outputMemory "${choice}": ${cuda.deviceCount} CUDA device(s) present`,
-    );
-  }
-  return encodePolicy(PolicyKind.GPU, device, fallback);
-}
-
 /** What the server gives `infer()`. */
 export interface InferTarget {
   /** What the server owns: the request joins its requests, its responses become the server's. */
   readonly owner: ServerChildren;
-  /** How its responses are read. */
-  readonly source: ResponseSource;
   readonly server: Ptr;
   readonly allocator: Ptr;
   readonly model: string;
   readonly version: number;
 }
-
-/** Scratch shape arrays by rank, reused: Triton copies a shape during `AddInput`. */
-const shapes: Int32Array[] = [];
-
-/** `dims` as the `int64_t` array `TRITONSERVER_InferenceRequestAddInput` reads, written as
- * little-endian (low, high) 32-bit halves: no `BigInt` per dimension. */
-function shapeArray(dims: readonly number[]): Int32Array {
-  const a = (shapes[dims.length] ??= new Int32Array(new ArrayBuffer(dims.length * 8)));
-  for (let i = 0; i < dims.length; i++) {
-    const d = dims[i];
-    a[2 * i] = d % 4294967296;
-    a[2 * i + 1] = Math.floor(d / 4294967296);
-  }
-  return a;
-}
-
-/** Allocator policies as the pointers passed for `userp`, by policy. */
-const policyPointers = new Map<number, Ptr>();
 
 /**
  * Builds the native request, submits it with `TRITONSERVER_ServerInferAsync` and returns the
@@ -160,7 +97,10 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   const callbacks = lib.binding.callbacks;
   checkRequest(req);
   const signal = req.signal;
-  const policy = memoryPolicy(callbacks, req);
+  const policy = lib.binding.outputPolicy(
+    req.outputMemory ?? "cpu",
+    req.allowMemoryFallback ?? false,
+  );
   const tracing = req.trace === undefined ? undefined : traceSettings(req.trace);
   const tensors: [string, Tensor][] = Object.entries(req.inputs).map(([name, value]) => {
     try {
@@ -194,7 +134,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
           request,
           name,
           DATA_TYPES[tensor.dtype].code,
-          shapeArray(tensor.shape),
+          lib.binding.int64Array(tensor.shape),
           BigInt(tensor.shape.length),
         ),
       );
@@ -231,7 +171,6 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
     }
     stream = new RequestStream(request, keep, {
       owner,
-      source: target.source,
       model: { name: target.model, version: target.version },
       id: req.id ?? "",
       queue: req.responseQueue,
@@ -252,7 +191,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
       api.TRITONSERVER_InferenceRequestSetResponseCallback(
         request,
         target.allocator,
-        policy === 0 ? ffi.NULL : policyPointer(ffi, policy),
+        policy,
         callbacks.responseComplete,
         userp,
       ),
@@ -354,12 +293,6 @@ function withModelInputs(target: InferTarget, e: unknown): unknown {
     return e;
   }
   return new TritonError(e.code, `${e.message} (the model's inputs: ${inputs})`);
-}
-
-function policyPointer(ffi: FfiRuntime, policy: number): Ptr {
-  let p = policyPointers.get(policy);
-  if (p === undefined) policyPointers.set(policy, p = ffi.fromAddress(policy));
-  return p;
 }
 
 function u64(name: string, value: number | bigint): bigint {

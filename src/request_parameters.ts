@@ -5,8 +5,7 @@
  * @module
  */
 import { describeValue } from "./arguments.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
 import { check, TritonError } from "./errors.ts";
 
 /**

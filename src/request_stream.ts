@@ -23,13 +23,17 @@
  *
  * @module
  */
-import type { Binding } from "../ffi/binding.ts";
-import { CompletionKind, type CompletionKindValue } from "../ffi/completion_ring.ts";
-import type { CompletionTarget } from "../ffi/completion_routes.ts";
-import { ResponseCompleteFlag } from "../ffi/enums.ts";
-import type { Ptr } from "../ffi/types.ts";
+import {
+  type Binding,
+  CompletionKind,
+  type CompletionKindValue,
+  type CompletionTarget,
+  type Ptr,
+  ResponseCompleteFlag,
+  type Tracked,
+} from "../ffi/mod.ts";
 import { TritonError } from "./errors.ts";
-import { InferResponse, readResponse, type ResponseSource } from "./response.ts";
+import { InferResponse, readResponse } from "./response.ts";
 import type { OwnedRequest, ServerChildren } from "./server_children.ts";
 
 /** What Triton has said about the request; see the module documentation. */
@@ -59,8 +63,6 @@ const DONE = (): Result => ({ value: undefined, done: true });
 export interface StreamOptions {
   /** The server's children: the stream is one of its requests, its responses become its. */
   readonly owner: ServerChildren;
-  /** How responses are read. */
-  readonly source: ResponseSource;
   /** The model and version asked for, and the request id (for stand-in end responses). */
   readonly model: { readonly name: string; readonly version: number };
   readonly id: string;
@@ -79,8 +81,8 @@ export class RequestStream
   readonly #request: Ptr;
   /** JS memory Triton reads from until release (input data). */
   #keep: unknown[];
-  /** The `userp` id its completions are routed by (0: not routed). */
-  #id = 0;
+  /** Its completions' route, while Triton may call back for it. */
+  #tracked: Tracked | undefined;
   #native: NativeState = Native.INFLIGHT;
   #consumer: ConsumerState = Consumer.OPEN;
   /** What a FAILED stream throws. */
@@ -112,19 +114,15 @@ export class RequestStream
 
   /** Routes completions here and counts the request as in flight; returns the `userp` pointer. */
   track(): Ptr {
-    const binding = this.#binding;
-    this.#id = binding.routes.add(this);
+    this.#tracked = this.#binding.track(this);
     this.#options.owner.requests.add(this);
-    binding.keepalive.hold();
-    return binding.routes.userp(this.#id);
+    return this.#tracked.userp;
   }
 
   /** Undoes {@link track}: Triton did not take the request (the caller deletes it). */
   untrack(): void {
-    this.#binding.routes.remove(this.#id);
+    this.#tracked?.untrack();
     this.#options.owner.requests.delete(this);
-    this.#binding.keepalive.release();
-    this.#id = 0;
   }
 
   /** Triton took the request: `signal` may cancel it from now on. Never throws. */
@@ -183,7 +181,7 @@ export class RequestStream
     try {
       // Many responses held (nobody disposes them): this one lives in JS memory only.
       const inJs = owner.overBudget;
-      response = readResponse(this.#options.source, native, final, inJs);
+      response = readResponse(native, final, inJs);
       if (inJs) response.materialize();
     } catch (e) {
       native.release();
@@ -199,11 +197,9 @@ export class RequestStream
 
   /** FINAL and release both came: the request is deleted and its route freed. */
   #finish(): void {
-    const binding = this.#binding;
-    binding.routes.remove(this.#id);
+    this.#tracked?.untrack();
     this.#options.owner.requests.delete(this);
-    binding.keepalive.release();
-    binding.deletes.later(this.#deleteRequest, this.#request);
+    this.#binding.deletes.later(this.#deleteRequest, this.#request);
     this.#done?.resolve();
   }
 

@@ -4,51 +4,27 @@
  *
  * @module
  */
-import { OUT_PARAM_SLOTS } from "../ffi/binding.ts";
-import { CudaMemcpyKind } from "../ffi/cuda.ts";
-import { type DataTypeName, type MemoryTypeName, ParameterType } from "../ffi/enums.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { OutParams } from "../ffi/out_params.ts";
 import {
-  MAX_DIMS,
-  MAX_OUTPUTS,
-  MAX_PARAMS,
-  OutputRecord,
-  ParamRecord,
-  RecordLayout,
-} from "../ffi/response_record.ts";
-import type { ResponseReader } from "../ffi/response_reader.ts";
-import type { Ptr } from "../ffi/types.ts";
-import { dataTypeName } from "./dtypes.ts";
-import { check, errorFromPtr, TritonError } from "./errors.ts";
-import type { BytePool } from "./byte_pool.ts";
-import type { CStringReader } from "./cstring_reader.ts";
+  type DataTypeName,
+  type ModelOf,
+  type OutputFields,
+  type ParameterValue,
+  type Ptr,
+  type RecordedFields,
+  type ResponseFields,
+} from "../ffi/mod.ts";
+import { errorFromPtr, TritonError } from "./errors.ts";
 import type { NativeResponse } from "./native_response.ts";
 import { Tensor } from "./tensor.ts";
 
-/** A response parameter's value: STRING → string, INT → bigint, BOOL → boolean, DOUBLE → number,
- * BYTES → Uint8Array (a copy). */
-export type ParameterValue = string | bigint | boolean | number | Uint8Array;
-
-const memoryTypeNames: readonly MemoryTypeName[] = ["CPU", "CPU_PINNED", "GPU"];
+export type { ParameterValue };
 
 /** The fields of a response copied into JS. */
 interface CopiedFields {
-  readonly model: { readonly name: string; readonly version: number };
+  readonly model: ModelOf;
   readonly id: string;
   readonly outputs: Readonly<Record<string, Tensor>>;
   readonly parameters: Readonly<Record<string, ParameterValue>>;
-}
-
-/** What reading a response's outputs needs besides the response. */
-export interface ResponseSource {
-  readonly lib: TritonLibrary;
-  /** Copies GPU memory to the host (for `toHost()` of GPU outputs). */
-  readonly deviceToHost: DeviceToHost | undefined;
-  /** Where small output copies go. */
-  readonly pool: BytePool;
-  /** Decodes the strings of the response record. */
-  readonly strings: CStringReader;
 }
 
 /**
@@ -68,7 +44,6 @@ export class InferResponse implements Disposable {
   readonly error?: TritonError;
   /** Whether this is the request's last response (`TRITONSERVER_RESPONSE_COMPLETE_FINAL`). */
   readonly final: boolean;
-  #source: ResponseSource | undefined;
   #native: NativeResponse | undefined;
   #model: { readonly name: string; readonly version: number } | undefined;
   #id: string | undefined;
@@ -83,16 +58,15 @@ export class InferResponse implements Disposable {
   constructor(
     final: boolean,
     error: TritonError | undefined,
-    native?: { source: ResponseSource; response: NativeResponse },
+    native?: NativeResponse,
     copied?: Partial<CopiedFields>,
   ) {
     this.final = final;
     if (error) this.error = error;
     if (native) {
-      this.#source = native.source;
-      this.#native = native.response;
+      this.#native = native;
       this.#read = copied;
-      native.response.hold(this);
+      native.hold(this);
     } else if (copied) {
       this.#model = copied.model;
       this.#id = copied.id;
@@ -105,13 +79,13 @@ export class InferResponse implements Disposable {
    * ran, also when the request asked for -1.
    * @throws {TritonError} UNAVAILABLE when first read after the response was released. */
   get model(): { readonly name: string; readonly version: number } {
-    return (this.#model ??= this.#take("model") ?? readModel(...this.#open("model")));
+    return (this.#model ??= this.#take("model") ?? this.#fields.model(this.#open("model")));
   }
 
   /** The request id it answers, `""` where none was set (`TRITONSERVER_InferenceResponseId`).
    * @throws {TritonError} UNAVAILABLE when first read after the response was released. */
   get id(): string {
-    return (this.#id ??= this.#take("id") ?? readId(...this.#open("id")));
+    return (this.#id ??= this.#take("id") ?? this.#fields.id(this.#open("id")));
   }
 
   /** Response parameters by name (`TRITONSERVER_InferenceResponseParameter`).
@@ -119,7 +93,7 @@ export class InferResponse implements Disposable {
    *   UNSUPPORTED for a parameter of a type the binding does not know. */
   get parameters(): Readonly<Record<string, ParameterValue>> {
     return (this.#parameters ??= this.#take("parameters") ??
-      readParameters(...this.#open("parameters")));
+      this.#fields.parameters(this.#open("parameters")));
   }
 
   /** Output tensors by name (`TRITONSERVER_InferenceResponseOutput`); none when `error` is set.
@@ -132,8 +106,8 @@ export class InferResponse implements Disposable {
     if (this.error) return (this.#outputs = {});
     const read = this.#take("outputs");
     if (read) return (this.#outputs = read);
-    const [lib, response] = this.#open("outputs");
-    return (this.#outputs = readOutputs(lib, response, this.#native!, this.#source!));
+    const fields = this.#fields.outputs(this.#open("outputs"));
+    return (this.#outputs = tensorsOf(fields, this.#native!));
   }
 
   /**
@@ -172,9 +146,9 @@ export class InferResponse implements Disposable {
     return value;
   }
 
-  /** The library and native response, to read a field from.
+  /** The native response, to read a field from.
    * @throws {TritonError} UNAVAILABLE once released. */
-  #open(field: string): [TritonLibrary, Ptr] {
+  #open(field: string): Ptr {
     const native = this.#native;
     const response = native?.pointer;
     if (response === undefined) {
@@ -187,7 +161,12 @@ export class InferResponse implements Disposable {
             "fields, or copy() it, before dispose())",
       );
     }
-    return [this.#source!.lib, response];
+    return response;
+  }
+
+  /** The binding's response reader (only called once {@link #open} found the response live). */
+  get #fields(): ResponseFields {
+    return this.#native!.owner.lib.binding.responses;
   }
 
   /** Whether the native response has been released (always true for a copy). */
@@ -279,163 +258,47 @@ export class InferResponse implements Disposable {
   }
 }
 
-/** Host outputs up to this many bytes (64 KiB) are copied into JS memory when read; larger ones
- * are zero-copy views of Triton's buffer. */
-export const COPY_LIMIT = 64 * 1024;
-
-/** Copies `byteSize` bytes of GPU memory at `pointer` on `deviceId` into host memory. */
-export type DeviceToHost = (pointer: Ptr, byteSize: number, deviceId: number) => Uint8Array;
-
-/** {@link DeviceToHost} through the library's CUDA runtime (`cudaSetDevice`, `cudaMemcpy`).
- * The copy throws UNAVAILABLE when no CUDA runtime is loaded, INTERNAL when the copy fails. */
-export function deviceToHost(lib: TritonLibrary): DeviceToHost {
-  return (pointer, byteSize, deviceId) => {
-    const cuda = lib.binding.callbacks.cuda();
-    if (!cuda) throw new TritonError("UNAVAILABLE", "no CUDA runtime is loaded");
-    const out = new Uint8Array(byteSize);
-    let rc = cuda.api.cudaSetDevice(deviceId);
-    if (rc === 0 && byteSize > 0) {
-      rc = cuda.api.cudaMemcpy(
-        lib.ffi.addressOf(out),
-        pointer,
-        byteSize,
-        CudaMemcpyKind.DeviceToHost,
-      );
-    }
-    if (rc !== 0) {
-      throw new TritonError(
-        "INTERNAL",
-        `cudaMemcpy to host failed: ${cuda.api.cudaGetErrorString(rc)}`,
-      );
-    }
-    return out;
-  };
-}
-
-/**
- * Out-parameters, reused for every response (all reads happen on the JS thread). Each has an
- * ArrayBuffer of its own: a small typed array made with a length lives in the JS heap, which
- * Deno's fast FFI path does not take (~0.3 µs more per call).
- */
-const ptrW = new BigUint64Array(new ArrayBuffer(8));
-const i64W = new BigInt64Array(new ArrayBuffer(8));
-const nameW = new BigUint64Array(new ArrayBuffer(8));
-const memW = new Uint32Array(new ArrayBuffer(4));
-const u8W = new Uint8Array(new ArrayBuffer(1)); // copyInto copies its byteLength: one bool
-const f64W = new Float64Array(new ArrayBuffer(8));
-/** An output's dimensions as int32 pairs (low, high), copied out of Triton's shape array (grown
- * for higher ranks). */
-let shapeW = new Int32Array(new ArrayBuffer(128));
-
-/** The hot reads' out-parameters (model, id, outputs) in the binding's native out-parameter
- * block: `TRITONSERVER_InferenceResponseOutput` writes slots NAME to USERP (see
- * {@link responseOutput}). */
-export const Slot = {
-  NAME: 0,
-  DATATYPE: 1,
-  SHAPE: 2,
-  DIM_COUNT: 3,
-  BASE: 4,
-  BYTE_SIZE: 5,
-  MEMORY_TYPE: 6,
-  MEMORY_TYPE_ID: 7,
-  USERP: 8,
-  COUNT: 9,
-} as const;
-if (Slot.COUNT >= OUT_PARAM_SLOTS) {
-  throw new Error("the binding's out-parameter block is too small");
-}
-
-/** The binding's out-parameter block, which holds the {@link Slot}s. */
-export function outParams(lib: TritonLibrary): OutParams {
-  return lib.binding.outParams;
-}
-
 /**
  * Wraps a response Triton delivered in an {@link InferResponse}, which becomes one of its
- * holders. With the native response reader, everything is read now in one call (see
- * `response_record.ts`) and what it copied is decoded; anything it left (a long name, a large or
- * GPU output, an unknown type) is read on first use, as every field is without the reader, where
- * only the error is read now (`TRITONSERVER_InferenceResponseError`).
+ * holders. With the native response reader, everything is read now in one call and what it
+ * copied is kept; anything it left (a long name, a large or GPU output, an unknown type) is read
+ * on first use, as every field is without the reader, where only the error is read now.
  * @param inJs the response is to live in JS memory only (see `InferResponse.materialize`): when
  *   the reader copied all of it, the native response is released at once and the result holds
  *   nothing native; otherwise the caller materializes it.
  */
-export function readResponse(
-  source: ResponseSource,
-  response: NativeResponse,
-  final: boolean,
-  inJs = false,
-): InferResponse {
-  const { lib } = source;
-  const reader = lib.binding.responseReader;
-  if (reader) {
-    if (reader.read(response.pointer!)) return recorded(source, reader, response, final, inJs);
-    // A call failed: its error is dropped here, and the getters meet it again on first use.
-    lib.api.TRITONSERVER_ErrorDelete(reader.pointer(RecordLayout.CALL_ERROR));
+export function readResponse(native: NativeResponse, final: boolean, inJs = false): InferResponse {
+  const lib = native.owner.lib;
+  const fields = lib.binding.responses;
+  const pointer = native.pointer!;
+  const read = fields.recorded(pointer);
+  const errPtr = read ? read.error : fields.error(pointer);
+  if (errPtr !== undefined) {
+    return new InferResponse(final, errorFromPtr(lib, errPtr, false), native);
   }
-  const errPtr = lib.api.TRITONSERVER_InferenceResponseError(response.pointer!);
-  const error = lib.ffi.isNull(errPtr) ? undefined : errorFromPtr(lib, errPtr, false);
-  return new InferResponse(final, error, { source, response });
+  if (!read) return new InferResponse(final, undefined, native);
+  return recorded(read, native, final, inJs);
 }
 
-/** The response the reader just read into the record of `reader`. */
+/** The response the native reader read into `read`. */
 function recorded(
-  source: ResponseSource,
-  reader: ResponseReader,
-  response: NativeResponse,
+  read: RecordedFields,
+  native: NativeResponse,
   final: boolean,
   inJs: boolean,
 ): InferResponse {
-  const { lib } = source;
-  const { u32 } = reader;
-  const error = RecordLayout.RESPONSE_ERROR >> 2;
-  if (u32[error] !== 0 || u32[error + 1] !== 0) { // tested first: a pointer read costs an op
-    const errPtr = reader.pointer(RecordLayout.RESPONSE_ERROR);
-    return new InferResponse(final, errorFromPtr(lib, errPtr, false), { source, response });
+  const { model, id, parameters } = read;
+  let outputs: Record<string, Tensor> | undefined;
+  try {
+    outputs = read.outputs && tensorsOf(read.outputs, native);
+  } catch {
+    outputs = undefined; // read on first use, which reports it
   }
-  const model = {
-    name: recordedString(
-      source,
-      reader,
-      RecordLayout.MODEL_COPY,
-      RecordLayout.STRING_CAP,
-      RecordLayout.MODEL_NAME,
-    ),
-    version: reader.i64At(RecordLayout.MODEL_VERSION),
-  };
-  const id = recordedString(
-    source,
-    reader,
-    RecordLayout.ID_COPY,
-    RecordLayout.STRING_CAP,
-    RecordLayout.ID,
-  );
-  const outputs = recordedOutputs(source, reader, response);
-  const parameters = recordedParameters(source, reader);
-  if (inJs && outputs && parameters && !response.viewing && allHost(outputs)) {
-    response.release(); // everything is in JS memory: no holder needed
+  if (inJs && outputs && parameters && !native.viewing && allHost(outputs)) {
+    native.release(); // everything is in JS memory: no holder needed
     return new InferResponse(final, undefined, undefined, { model, id, outputs, parameters });
   }
-  return new InferResponse(final, undefined, { source, response }, {
-    model,
-    id,
-    outputs,
-    parameters,
-  });
-}
-
-/** The string whose copy is at `copy` in the record (`cap` bytes of room), or, when it did not
- * fit, the one at the pointer the reader stored at `pointer`. */
-function recordedString(
-  source: ResponseSource,
-  reader: ResponseReader,
-  copy: number,
-  cap: number,
-  pointer: number,
-): string {
-  return source.strings.read(reader.u8, copy, cap) ??
-    source.lib.ffi.cstring(reader.pointer(pointer));
+  return new InferResponse(final, undefined, native, { model, id, outputs, parameters });
 }
 
 /** Whether no output is in GPU memory. */
@@ -444,244 +307,38 @@ function allHost(outputs: Record<string, Tensor>): boolean {
   return true;
 }
 
-/** The outputs in the record; undefined (read on first use) when one cannot be decoded. */
-function recordedOutputs(
-  source: ResponseSource,
-  reader: ResponseReader,
+/** The tensors of `outputs`, by name: copies stand alone; a view of Triton's buffer and a GPU
+ * output (it carries a device address) hold `native`.
+ * @throws {TritonError} INTERNAL naming the output whose size does not fit its shape. */
+function tensorsOf(
+  outputs: readonly OutputFields[],
   native: NativeResponse,
-): Record<string, Tensor> | undefined {
-  const { lib, strings, pool } = source;
-  const { u8, u32 } = reader;
-  const count = u32[RecordLayout.OUTPUT_COUNT >> 2];
-  const outputs: Record<string, Tensor> = {};
-  try {
-    for (let i = 0; i < count; i++) {
-      const o = RecordLayout.OUTPUTS + i * RecordLayout.OUTPUT_SIZE;
-      // Past MAX_OUTPUTS the record holds nothing of the output: none of it is read there.
-      const copied = i < MAX_OUTPUTS ? reader.u64(o + OutputRecord.DATA) : 0;
-      const dims = copied === 0 ? 0 : reader.u64(o + OutputRecord.DIM_COUNT);
-      const name = copied === 0 || dims > MAX_DIMS
-        ? undefined
-        : strings.read(u8, o + OutputRecord.NAME_COPY, RecordLayout.NAME_CAP);
-      const dtype = name === undefined
-        ? undefined
-        : dataTypeName(u32[(o + OutputRecord.DATATYPE) >> 2]);
-      if (name === undefined || dtype === undefined) {
-        // Not copied (large, in GPU memory, past MAX_OUTPUTS), or odd: read as without the reader.
-        const read = readOutput(lib, outParams(lib), native.pointer!, i, native, source);
-        outputs[read[0]] = read[1];
-        continue;
-      }
-      const shape: number[] = [];
-      for (let d = 0; d < dims; d++) shape.push(reader.i64At(o + OutputRecord.SHAPE_COPY + 8 * d));
-      const size = reader.u64(o + OutputRecord.BYTE_SIZE);
-      const data = Tensor.elementsOf(dtype, shape, pool.copy(u8, copied, size));
-      const memoryType = memoryTypeNames[u32[(o + OutputRecord.MEMORY_TYPE) >> 2]] ?? "CPU";
-      const memoryTypeId = reader.i32[(o + OutputRecord.MEMORY_TYPE_ID) >> 2];
-      outputs[name] = Tensor.view(dtype, shape, data, undefined, memoryType, memoryTypeId);
-    }
-  } catch {
-    return undefined;
-  }
-  return outputs;
-}
-
-/** The parameters in the record; undefined (read on first use) when the reader left one. */
-function recordedParameters(
-  source: ResponseSource,
-  reader: ResponseReader,
-): Record<string, ParameterValue> | undefined {
-  const { u8, u32 } = reader;
-  const count = u32[RecordLayout.PARAM_COUNT >> 2];
-  if (count > MAX_PARAMS) return undefined;
-  const out: Record<string, ParameterValue> = {};
-  for (let i = 0; i < count; i++) {
-    const p = RecordLayout.PARAMS + i * RecordLayout.PARAM_SIZE;
-    const name = recordedString(
-      source,
-      reader,
-      p + ParamRecord.NAME_COPY,
-      RecordLayout.NAME_CAP,
-      p + ParamRecord.NAME,
-    );
-    switch (u32[(p + ParamRecord.TYPE) >> 2]) {
-      case ParameterType.STRING:
-        out[name] = recordedString(
-          source,
-          reader,
-          p + ParamRecord.STRING_COPY,
-          RecordLayout.VALUE_CAP,
-          p + ParamRecord.VALUE,
-        );
-        break;
-      case ParameterType.INT:
-        out[name] = reader.i64[(p + ParamRecord.SCALAR) >> 3];
-        break;
-      case ParameterType.BOOL:
-        out[name] = u8[p + ParamRecord.SCALAR] !== 0;
-        break;
-      case ParameterType.DOUBLE:
-        out[name] = reader.f64[(p + ParamRecord.SCALAR) >> 3];
-        break;
-      default:
-        return undefined; // read on first use, which reports the type
-    }
-  }
-  return out;
-}
-
-function readModel(lib: TritonLibrary, response: Ptr): { name: string; version: number } {
-  const o = outParams(lib);
-  const { slots } = o;
-  check(lib, lib.api.TRITONSERVER_InferenceResponseModel(response, slots[0], slots[1]));
-  return { name: lib.ffi.cstring(o.pointer(0)), version: o.i64(1) };
-}
-
-function readId(lib: TritonLibrary, response: Ptr): string {
-  const o = outParams(lib);
-  check(lib, lib.api.TRITONSERVER_InferenceResponseId(response, o.slots[0]));
-  return lib.ffi.cstring(o.pointer(0));
-}
-
-function readOutputs(
-  lib: TritonLibrary,
-  response: Ptr,
-  native: NativeResponse,
-  source: ResponseSource,
 ): Record<string, Tensor> {
-  const o = outParams(lib);
-  const outputs: Record<string, Tensor> = {};
-  check(lib, lib.api.TRITONSERVER_InferenceResponseOutputCount(response, o.slots[Slot.COUNT]));
-  const count = o.u32(Slot.COUNT);
-  for (let i = 0; i < count; i++) {
-    const [name, tensor] = readOutput(lib, o, response, i, native, source);
-    outputs[name] = tensor;
-  }
-  return outputs;
+  const tensors: Record<string, Tensor> = {};
+  for (const o of outputs) tensors[o.name] = tensorOf(o, native);
+  return tensors;
 }
 
-function readParameters(lib: TritonLibrary, response: Ptr): Record<string, ParameterValue> {
-  const { api, ffi } = lib;
-  const out: Record<string, ParameterValue> = {};
-  check(lib, api.TRITONSERVER_InferenceResponseParameterCount(response, memW));
-  const count = memW[0];
-  for (let i = 0; i < count; i++) {
-    check(lib, api.TRITONSERVER_InferenceResponseParameter(response, i, nameW, memW, ptrW));
-    const name = ffi.cstring(ffi.fromAddress(nameW[0]));
-    const value = ffi.fromAddress(ptrW[0]);
-    switch (memW[0]) {
-      case ParameterType.STRING:
-        out[name] = ffi.cstring(value);
-        break;
-      case ParameterType.INT:
-        ffi.copyInto(value, i64W);
-        out[name] = i64W[0];
-        break;
-      case ParameterType.BOOL:
-        ffi.copyInto(value, u8W);
-        out[name] = u8W[0] !== 0;
-        break;
-      case ParameterType.DOUBLE:
-        ffi.copyInto(value, f64W);
-        out[name] = f64W[0];
-        break;
-      default:
-        throw new TritonError("UNSUPPORTED", `response parameter '${name}' has type ${memW[0]}`);
-    }
-  }
-  return out;
-}
-
-/**
- * `TRITONSERVER_InferenceResponseOutput(response, index, …)` with its out-parameters in the slots
- * of `o` named by {@link Slot} (NAME to USERP); returns the call's `TRITONSERVER_Error*`.
- */
-export function responseOutput(
-  lib: TritonLibrary,
-  o: OutParams,
-  response: Ptr,
-  index: number,
-): Ptr {
-  const w = o.slots;
-  return lib.api.TRITONSERVER_InferenceResponseOutput(
-    response,
-    index,
-    w[Slot.NAME],
-    w[Slot.DATATYPE],
-    w[Slot.SHAPE],
-    w[Slot.DIM_COUNT],
-    w[Slot.BASE],
-    w[Slot.BYTE_SIZE],
-    w[Slot.MEMORY_TYPE],
-    w[Slot.MEMORY_TYPE_ID],
-    w[Slot.USERP],
-  );
-}
-
-function readOutput(
-  lib: TritonLibrary,
-  o: OutParams,
-  response: Ptr,
-  index: number,
-  native: NativeResponse,
-  source: ResponseSource,
-): [string, Tensor] {
-  const { ffi } = lib;
-  const { deviceToHost } = source;
-  check(lib, responseOutput(lib, o, response, index));
-  const name = ffi.cstring(o.pointer(Slot.NAME));
-  const dtype = dataTypeName(o.u32(Slot.DATATYPE));
-  if (!dtype) {
-    throw new TritonError(
-      "INTERNAL",
-      `output '${name}' has unknown data type ${o.u32(Slot.DATATYPE)}`,
-    );
-  }
-  const dims = o.u64(Slot.DIM_COUNT);
-  const shape: number[] = [];
-  if (dims > 0) {
-    if (dims * 2 > shapeW.length) shapeW = new Int32Array(new ArrayBuffer(dims * 8));
-    const raw = dims * 2 === shapeW.length ? shapeW : shapeW.subarray(0, dims * 2);
-    ffi.copyInto(o.pointer(Slot.SHAPE), raw);
-    for (let d = 0; d < dims; d++) shape.push((raw[2 * d] >>> 0) + raw[2 * d + 1] * 4294967296);
-  }
-  const size = o.u64(Slot.BYTE_SIZE);
-  const memoryType = memoryTypeNames[o.u32(Slot.MEMORY_TYPE)] ?? "CPU";
-  const memoryTypeId = o.i32(Slot.MEMORY_TYPE_ID);
-  const base = o.pointer(Slot.BASE);
-  if (memoryType === "GPU") {
-    const toHost = () => {
-      if (!deviceToHost) {
-        throw new TritonError(
-          "UNAVAILABLE",
-          `output '${name}' is in GPU memory and no CUDA runtime is loaded`,
-        );
-      }
-      return deviceToHost(base, size, memoryTypeId);
-    };
-    const device = { pointer: ffi.address(base), byteSize: size, toHost };
+function tensorOf(o: OutputFields, native: NativeResponse): Tensor {
+  const { name, dtype, shape, memoryType, memoryTypeId, bytes } = o;
+  if (bytes === undefined) {
+    const binding = native.owner.lib.binding;
+    const toHost = () => binding.copyToHost(o.base, o.byteSize, memoryTypeId);
+    const device = { pointer: binding.lib.ffi.address(o.base), byteSize: o.byteSize, toHost };
     const tensor = Tensor.view(dtype, shape, [], native, memoryType, memoryTypeId, device);
-    native.hold(tensor); // it carries the device address: the buffer lives while it does
-    return [name, tensor];
+    native.hold(tensor); // the buffer lives while the tensor does
+    return tensor;
   }
   try {
-    if (size <= COPY_LIMIT) {
-      // Small: a copy in JS memory, so that the native response can go as soon as the stream
-      // moves past it (see InferResponse.settle).
-      const bytes = source.pool.take(size);
-      if (size > 0) ffi.copyInto(base, bytes);
-      const data = Tensor.elementsOf(dtype, shape, bytes);
-      return [name, Tensor.view(dtype, shape, data, undefined, memoryType, memoryTypeId)];
-    }
-    const buffer = ffi.view(base, size);
-    const data = Tensor.elementsOf(dtype, shape, new Uint8Array(buffer));
+    const data = Tensor.elementsOf(dtype, shape, bytes);
+    if (!o.inPlace) return Tensor.view(dtype, shape, data, undefined, memoryType, memoryTypeId);
     // A view in place (not a copy: BYTES, or an unaligned buffer) keeps its buffer alive.
-    if (!Array.isArray(data) && data.buffer === buffer) native.holdView(buffer);
-    return [name, Tensor.view(dtype, shape, data, native, memoryType, memoryTypeId)];
-  } catch (e) {
-    if (e instanceof TritonError) {
-      throw new TritonError(e.code, `output '${name}': ${e.message}`);
+    if (!Array.isArray(data) && data.buffer === bytes.buffer) {
+      native.holdView(bytes.buffer as ArrayBuffer);
     }
+    return Tensor.view(dtype, shape, data, native, memoryType, memoryTypeId);
+  } catch (e) {
+    if (e instanceof TritonError) throw new TritonError(e.code, `output '${name}': ${e.message}`);
     throw e;
   }
 }

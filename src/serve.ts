@@ -5,7 +5,7 @@
  * @module
  */
 import { describeValue, expectRecord, invalidArgument } from "./arguments.ts";
-import { runtimeName } from "../ffi/runtime.ts";
+import { runtimeName } from "../ffi/mod.ts";
 import { TritonError } from "./errors.ts";
 import {
   type KServeHooks,

@@ -3,9 +3,7 @@
  *
  * @module
  */
-import type { AllocatorFunctions } from "../ffi/allocator.ts";
-import { loadTriton, type TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import { type AllocatorFunctions, loadTriton, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { check, discard, errorFromPtr, TritonError } from "./errors.ts";
 import { duration } from "./durations.ts";
 import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
@@ -28,9 +26,6 @@ import {
   unregisterModelRepository,
 } from "./repository.ts";
 import type { InferTarget } from "./request.ts";
-import { BytePool } from "./byte_pool.ts";
-import { CStringReader } from "./cstring_reader.ts";
-import { deviceToHost, type ResponseSource } from "./response.ts";
 import { ServerChildren } from "./server_children.ts";
 import { type ModelStatistics, modelStatistics } from "./statistics.ts";
 
@@ -92,7 +87,6 @@ export class Server {
   #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
   /** Its requests in flight and live responses (from `start()` on). */
   #children: ServerChildren | undefined;
-  #source: ResponseSource | undefined;
   /** Repository operations running off the JS thread; `stop()` waits for them. */
   readonly #operations = new Set<Promise<unknown>>();
 
@@ -133,12 +127,6 @@ export class Server {
       const { api, apiAsync, ffi } = lib;
       const callbacks = lib.binding.callbacks;
       this.#children = new ServerChildren(lib);
-      this.#source = {
-        lib,
-        deviceToHost: deviceToHost(lib),
-        pool: new BytePool(),
-        strings: new CStringReader(),
-      };
       const opts = createServerOptions(lib, this.options);
       const out = new BigUint64Array(1);
       const created = apiAsync.TRITONSERVER_ServerNew(out, opts).then((err) => {
@@ -249,7 +237,6 @@ export class Server {
     const { server } = this.#running();
     return {
       owner: this.#children!,
-      source: this.#source!,
       server,
       allocator: this.#allocator!,
       model,

@@ -9,9 +9,7 @@
  *
  * @module
  */
-import type { Binding } from "../ffi/binding.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import type { Binding, Ptr, TritonLibrary } from "../ffi/mod.ts";
 import { NativeResponse, type ResponseOwner } from "./native_response.ts";
 
 /**

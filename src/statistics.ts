@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { TritonLibrary } from "../ffi/loader.ts";
-import type { Ptr } from "../ffi/types.ts";
+import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
 import { TritonError } from "./errors.ts";
 import { readJsonMessage } from "./message.ts";
 

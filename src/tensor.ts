@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { DataTypeName, MemoryTypeName } from "../ffi/enums.ts";
+import type { DataTypeName, MemoryTypeName } from "../ffi/mod.ts";
 import { decodeBytes, encodeBytes } from "./bytes.ts";
 import {
   DATA_TYPES,
@@ -35,8 +35,8 @@ export type TensorLike =
 
 const decoder = new TextDecoder();
 
-/** True while {@link Tensor.view} constructs (its arguments need no checking). */
-let viewing = false;
+/** What {@link Tensor.view} passes its constructor: the arguments need no checking. */
+const CHECKED = Symbol("checked");
 
 /** Stands in for the data of a tensor whose elements live in GPU memory. */
 const DEVICE_DATA = new Uint8Array(0);
@@ -83,11 +83,12 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
    * @throws {TritonError} INVALID_ARG when the element count does not match the shape, or the
    *   data's kind does not fit the data type (a Float32Array for INT32, a number as a BYTES
    *   element).
+   * @param checked reserved for the binding's own outputs (anything passed is ignored).
    */
-  constructor(dtype: D, shape: readonly number[], data: TensorDataOf<D>) {
+  constructor(dtype: D, shape: readonly number[], data: TensorDataOf<D>, checked?: unknown) {
     this.dtype = dtype;
     this.#data = data;
-    if (viewing) {
+    if (checked === CHECKED) {
       // From view(): the caller made `shape` for this tensor and checked `data` (elementsOf).
       this.shape = Object.freeze(shape as number[]);
       return;
@@ -204,13 +205,7 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     memoryTypeId = 0,
     device?: { pointer: number; byteSize: number; toHost: () => Uint8Array },
   ): Tensor {
-    viewing = true;
-    let t: Tensor;
-    try {
-      t = new Tensor(dtype, shape, device ? DEVICE_DATA : data);
-    } finally {
-      viewing = false;
-    }
+    const t = new Tensor(dtype, shape, device ? DEVICE_DATA : data, CHECKED);
     t.#lease = lease;
     if (device) t.#device = device;
     (t as { memoryType: MemoryTypeName }).memoryType = memoryType;

@@ -11,12 +11,13 @@ import {
   type DataTypeName,
   MemoryType,
   type MemoryTypeName,
+  type Ptr,
   TraceActivity as Activity,
+  type TraceEvent,
+  TraceEventKind,
   TraceLevel,
-} from "../ffi/enums.ts";
-import type { TritonLibrary } from "../ffi/loader.ts";
-import { type TraceEvent, TraceEventKind } from "../ffi/trace_callbacks.ts";
-import type { Ptr } from "../ffi/types.ts";
+  type TritonLibrary,
+} from "../ffi/mod.ts";
 import { discard, errorFromPtr, TritonError } from "./errors.ts";
 
 /** What to trace: activity timestamps, tensors, or both. */

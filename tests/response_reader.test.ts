@@ -9,10 +9,12 @@
  * @module
  */
 import assert from "node:assert/strict";
+import process from "node:process";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "./support/test.ts";
 import { type InferResponse, loadTriton, type Server } from "../mod.ts";
 import { platform } from "../ffi/os.ts";
+import { type OutputFields, ResponseFields } from "../ffi/response_fields.ts";
 import { RecordLayout } from "../ffi/response_record.ts";
 import { generateReaderX8664 } from "../ffi/thunks/x86_64_reader.ts";
 import { collect, startServer } from "./support/env.ts";
@@ -105,6 +107,65 @@ test("a response the native reader copies only in part reads as one read field b
       r.dispose();
     }
   });
+});
+
+/** An output's values, comparable across readers: the bytes by content, the buffer by address. */
+function plain(lib: { ffi: { address(p: never): number } }, o: OutputFields) {
+  const { bytes, base, inPlace: _, ...rest } = o;
+  return { ...rest, base: lib.ffi.address(base as never), bytes: bytes && Array.from(bytes) };
+}
+
+test("the record and the field-by-field reads give the same values, response by response", {
+  skip: process.env.TRITONFFI_CALLBACKS === "js" && "the JS callbacks read field by field only",
+}, async () => {
+  const lib = await loadTriton();
+  const fields = lib.binding.responses;
+  if (!fields.hasReader) return; // no native reader on this platform: nothing to compare
+  const recorded = ResponseFields.prototype.recorded;
+  let compared = 0;
+  ResponseFields.prototype.recorded = function (response) {
+    const read = recorded.call(this, response);
+    if (read !== undefined && read.error === undefined) {
+      assert.deepEqual(read.model, this.model(response));
+      assert.equal(read.id, this.id(response));
+      if (read.parameters !== undefined) {
+        assert.deepEqual(read.parameters, this.parameters(response));
+      }
+      if (read.outputs !== undefined) {
+        assert.deepEqual(
+          read.outputs.map((o) => plain(lib, o)),
+          this.outputs(response).map((o) => plain(lib, o)),
+        );
+      }
+      compared++;
+    }
+    return read;
+  };
+  try {
+    await withEdges(async (server) => {
+      const inputs: Record<string, unknown> = {
+        INPUT0: new Int32Array([1, -2, 3]),
+        INPUT1: {
+          dtype: "INT32",
+          shape: [1, 1, 1, 1, 1, 1, 1, 2, 3],
+          data: new Int32Array(6).map((_, i) => i),
+        },
+        INPUT2: new Int32Array(2000).map((_, i) => i * 7),
+        INPUT3: new Float32Array([0.5, -1.25]),
+        INPUT4: { dtype: "BYTES", shape: [2], data: ["héllo", new Uint8Array([0, 255])] },
+        [`INPUT${LONG}`]: new BigInt64Array([-(2n ** 40n), 7n]),
+      };
+      for (const s of MANY) inputs[`INPUT${s}`] = new Int16Array([Number(s)]);
+      const model = server.model("reader_edges");
+      for (const id of ["", "short", "r".repeat(200)]) {
+        const [r] = await collect(model.infer({ inputs: inputs as never, id }));
+        r.dispose();
+      }
+    });
+  } finally {
+    ResponseFields.prototype.recorded = recorded;
+  }
+  assert.equal(compared, 3);
 });
 
 test("the native reader reads the identity backend's parameters, of every type", async () => {

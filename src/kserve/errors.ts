@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ErrorCodeName } from "../../ffi/enums.ts";
+import type { ErrorCodeName } from "../../ffi/mod.ts";
 import { TritonError } from "../errors.ts";
 
 /**

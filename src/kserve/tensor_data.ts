@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DataTypeName } from "../../ffi/enums.ts";
+import type { DataTypeName } from "../../ffi/mod.ts";
 import { decodeBytes } from "../bytes.ts";
 import { DATA_TYPES, isDataTypeName, type NumericArray } from "../dtypes.ts";
 import { Tensor, type TensorData } from "../tensor.ts";

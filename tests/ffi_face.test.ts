@@ -1,0 +1,88 @@
+/**
+ * The border between `src/` and `ffi/`: `src/`, `bench/` and `mod.ts` import `ffi/` only through
+ * `ffi/mod.ts`; `ffi/`'s files import each other without a circle; `src/` keeps no module-level
+ * mutable state (no top-level `let`, no top-level scratch arrays).
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { test } from "./support/test.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Every `.ts` file under `dir` (relative to the repository root). */
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(root, dir))) {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) out.push(...tsFiles(path));
+    else if (name.endsWith(".ts")) out.push(path);
+  }
+  return out;
+}
+
+/** The relative modules `file` imports or re-exports, as repository paths. */
+function imports(file: string): string[] {
+  const source = readFileSync(join(root, file), "utf8");
+  const found: string[] = [];
+  for (const m of source.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)) {
+    found.push(normalize(join(dirname(file), m[1])));
+  }
+  return found;
+}
+
+test("src/, bench/ and mod.ts reach ffi/ through ffi/mod.ts alone", () => {
+  const offenders: string[] = [];
+  for (const file of [...tsFiles("src"), ...tsFiles("bench"), "mod.ts"]) {
+    for (const target of imports(file)) {
+      if (target.startsWith("ffi/") && target !== join("ffi", "mod.ts")) {
+        offenders.push(`${file} imports ${target}`);
+      }
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test("ffi/'s files import each other without a circle", () => {
+  const files = tsFiles("ffi");
+  const graph = new Map(files.map((f) => [f, imports(f).filter((t) => t.startsWith("ffi/"))]));
+  assert.ok(graph.size > 20, `found ${graph.size} files under ffi/`);
+  const state = new Map<string, "open" | "done">();
+  const circles: string[] = [];
+  const visit = (file: string, path: string[]) => {
+    state.set(file, "open");
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === "open") {
+        circles.push([...path.slice(path.indexOf(next)), next].join(" → "));
+      } else if (!state.has(next)) visit(next, [...path, next]);
+    }
+    state.set(file, "done");
+  };
+  for (const file of files) if (!state.has(file)) visit(file, [file]);
+  assert.deepEqual(circles, []);
+});
+
+/** Files allowed a module-level scratch array, with why. */
+const SCRATCH_ALLOWED: Record<string, string> = {
+  [join("src", "half.ts")]: "a float32's bits, written and read within one conversion",
+};
+
+test("src/ keeps no module-level mutable state", () => {
+  const found: string[] = [];
+  for (const file of tsFiles("src")) {
+    if (file in SCRATCH_ALLOWED) continue;
+    const lines = readFileSync(join(root, file), "utf8").split("\n");
+    lines.forEach((line, i) => {
+      const at = `${relative(root, join(root, file))}:${i + 1}`;
+      if (/^(export )?let\b/.test(line)) found.push(`${at}: ${line.trim()}`);
+      if (/^(export )?const \w+(: [\w<>]+\[\])? = \[\];/.test(line)) {
+        found.push(`${at}: ${line.trim()}`);
+      }
+      if (/^(export )?const \w+ = new (Big)?(Uint|Int|Float)\d+Array\((?!0\))/.test(line)) {
+        found.push(`${at}: ${line.trim()}`);
+      }
+    });
+  }
+  assert.deepEqual(found, []);
+});

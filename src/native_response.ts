@@ -16,17 +16,18 @@
  *
  * @module
  */
-import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
+import type { OutputFields, Ptr, TritonLibrary } from "../ffi/mod.ts";
+import { TritonError } from "./errors.ts";
+import { Tensor } from "./tensor.ts";
 
 /** What a native response reports to the server that owns it. */
 export interface ResponseOwner {
   readonly lib: TritonLibrary;
   /** Registers a holder: when it is collected, `response` loses one holder. */
   hold(holder: object, response: NativeResponse): void;
-  /** Forgets the holders of `response` (it was released: nothing to do when they are collected). */
-  unhold(response: NativeResponse): void;
-  /** Called once, when `response` was deleted. */
-  forget(response: NativeResponse): void;
+  /** Called once, when `response` was deleted: it is no longer owned, its holders are nothing to
+   * wait for. */
+  released(response: NativeResponse): void;
   /** Bytes of output buffers viewed in place by responses not yet deleted. */
   viewedBytes: number;
   /** Whether the owner released everything it owned (its server stopped). */
@@ -95,8 +96,42 @@ export class NativeResponse {
       this.owner.viewedBytes -= this.#viewedBytes;
     }
     this.owner.lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
-    this.owner.forget(this);
-    this.owner.unhold(this);
+    this.owner.released(this);
+  }
+
+  /**
+   * The tensors of `outputs`, by name: copies stand alone; a view of Triton's buffer, and a GPU
+   * output (it carries a device address), hold this response.
+   * @throws {TritonError} INTERNAL naming the output whose size does not fit its shape.
+   */
+  tensors(outputs: readonly OutputFields[]): Record<string, Tensor> {
+    const tensors: Record<string, Tensor> = {};
+    for (const o of outputs) tensors[o.name] = this.#tensor(o);
+    return tensors;
+  }
+
+  #tensor(o: OutputFields): Tensor {
+    const { name, dtype, shape, memoryType, memoryTypeId, bytes } = o;
+    if (bytes === undefined) {
+      const binding = this.owner.lib.binding;
+      const toHost = () => binding.copyToHost(o.base, o.byteSize, memoryTypeId);
+      const device = { pointer: binding.lib.ffi.address(o.base), byteSize: o.byteSize, toHost };
+      const tensor = Tensor.view(dtype, shape, [], this, memoryType, memoryTypeId, device);
+      this.hold(tensor); // the buffer lives while the tensor does
+      return tensor;
+    }
+    try {
+      const data = Tensor.elementsOf(dtype, shape, bytes);
+      if (!o.inPlace) return Tensor.view(dtype, shape, data, undefined, memoryType, memoryTypeId);
+      // A view in place (not a copy: BYTES, or an unaligned buffer) keeps its buffer alive.
+      if (!Array.isArray(data) && data.buffer === bytes.buffer) {
+        this.holdView(bytes.buffer as ArrayBuffer);
+      }
+      return Tensor.view(dtype, shape, data, this, memoryType, memoryTypeId);
+    } catch (e) {
+      if (e instanceof TritonError) throw new TritonError(e.code, `output '${name}': ${e.message}`);
+      throw e;
+    }
   }
 }
 

@@ -7,10 +7,8 @@
 import {
   type DataTypeName,
   type ModelOf,
-  type OutputFields,
   type ParameterValue,
   type Ptr,
-  type RecordedFields,
   type ResponseFields,
 } from "../ffi/mod.ts";
 import { errorFromPtr, TritonError } from "./errors.ts";
@@ -107,7 +105,7 @@ export class InferResponse implements Disposable {
     const read = this.#take("outputs");
     if (read) return (this.#outputs = read);
     const fields = this.#fields.outputs(this.#open("outputs"));
-    return (this.#outputs = tensorsOf(fields, this.#native!));
+    return (this.#outputs = this.#native!.tensors(fields));
   }
 
   /**
@@ -249,11 +247,7 @@ export class InferResponse implements Disposable {
   /** @internal A response that Triton did not send, standing for the end of a request in a
    * response queue: FINAL with no outputs (a FINAL flag without a response), or the error the
    * request ended with (`stop()`, a cancel). */
-  static end(
-    model: { readonly name: string; readonly version: number },
-    id: string,
-    error?: TritonError,
-  ): InferResponse {
+  static end(model: ModelOf, id: string, error?: TritonError): InferResponse {
     return new InferResponse(true, error, undefined, { model, id, outputs: {}, parameters: {} });
   }
 }
@@ -270,75 +264,24 @@ export class InferResponse implements Disposable {
 export function readResponse(native: NativeResponse, final: boolean, inJs = false): InferResponse {
   const lib = native.owner.lib;
   const fields = lib.binding.responses;
-  const pointer = native.pointer!;
-  const read = fields.recorded(pointer);
-  const errPtr = read ? read.error : fields.error(pointer);
+  const read = fields.recorded(native.pointer!);
+  const errPtr = read ? read.error : fields.error(native.pointer!);
   if (errPtr !== undefined) {
     return new InferResponse(final, errorFromPtr(lib, errPtr, false), native);
   }
   if (!read) return new InferResponse(final, undefined, native);
-  return recorded(read, native, final, inJs);
-}
-
-/** The response the native reader read into `read`. */
-function recorded(
-  read: RecordedFields,
-  native: NativeResponse,
-  final: boolean,
-  inJs: boolean,
-): InferResponse {
   const { model, id, parameters } = read;
   let outputs: Record<string, Tensor> | undefined;
   try {
-    outputs = read.outputs && tensorsOf(read.outputs, native);
+    outputs = read.outputs && native.tensors(read.outputs);
   } catch {
     outputs = undefined; // read on first use, which reports it
   }
-  if (inJs && outputs && parameters && !native.viewing && allHost(outputs)) {
+  const copied = { model, id, outputs, parameters };
+  const gpu = outputs && Object.values(outputs).some((t) => t.memoryType === "GPU");
+  if (inJs && outputs && parameters && !native.viewing && !gpu) {
     native.release(); // everything is in JS memory: no holder needed
-    return new InferResponse(final, undefined, undefined, { model, id, outputs, parameters });
+    return new InferResponse(final, undefined, undefined, copied);
   }
-  return new InferResponse(final, undefined, native, { model, id, outputs, parameters });
-}
-
-/** Whether no output is in GPU memory. */
-function allHost(outputs: Record<string, Tensor>): boolean {
-  for (const name in outputs) if (outputs[name].memoryType === "GPU") return false;
-  return true;
-}
-
-/** The tensors of `outputs`, by name: copies stand alone; a view of Triton's buffer and a GPU
- * output (it carries a device address) hold `native`.
- * @throws {TritonError} INTERNAL naming the output whose size does not fit its shape. */
-function tensorsOf(
-  outputs: readonly OutputFields[],
-  native: NativeResponse,
-): Record<string, Tensor> {
-  const tensors: Record<string, Tensor> = {};
-  for (const o of outputs) tensors[o.name] = tensorOf(o, native);
-  return tensors;
-}
-
-function tensorOf(o: OutputFields, native: NativeResponse): Tensor {
-  const { name, dtype, shape, memoryType, memoryTypeId, bytes } = o;
-  if (bytes === undefined) {
-    const binding = native.owner.lib.binding;
-    const toHost = () => binding.copyToHost(o.base, o.byteSize, memoryTypeId);
-    const device = { pointer: binding.lib.ffi.address(o.base), byteSize: o.byteSize, toHost };
-    const tensor = Tensor.view(dtype, shape, [], native, memoryType, memoryTypeId, device);
-    native.hold(tensor); // the buffer lives while the tensor does
-    return tensor;
-  }
-  try {
-    const data = Tensor.elementsOf(dtype, shape, bytes);
-    if (!o.inPlace) return Tensor.view(dtype, shape, data, undefined, memoryType, memoryTypeId);
-    // A view in place (not a copy: BYTES, or an unaligned buffer) keeps its buffer alive.
-    if (!Array.isArray(data) && data.buffer === bytes.buffer) {
-      native.holdView(bytes.buffer as ArrayBuffer);
-    }
-    return Tensor.view(dtype, shape, data, native, memoryType, memoryTypeId);
-  } catch (e) {
-    if (e instanceof TritonError) throw new TritonError(e.code, `output '${name}': ${e.message}`);
-    throw e;
-  }
+  return new InferResponse(final, undefined, native, copied);
 }

@@ -80,12 +80,9 @@ export class ServerChildren implements ResponseOwner {
     this.#registry.register(holder, response, response);
   }
 
-  unhold(response: NativeResponse): void {
-    this.#registry.unregister(response);
-  }
-
-  forget(response: NativeResponse): void {
+  released(response: NativeResponse): void {
     this.responses.delete(response);
+    this.#registry.unregister(response);
   }
 
   /** Deletes every response still owned (what users kept becomes unreadable: views detached). */

@@ -112,7 +112,7 @@ export async function micro(lib: TritonLibrary, target: InferTarget): Promise<Mi
   }
   perCall.sort((a, b) => a - b);
 
-  // ResponseOutput on one held response, called as src/response.ts calls it.
+  // ResponseOutput on one held response, called as ffi/response_fields.ts calls it.
   const response = held!;
   const outs = lib.binding.outParams; // the out-parameters responses are read with
   const outputCall = await measure(() => {

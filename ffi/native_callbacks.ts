@@ -30,7 +30,7 @@ import { compileBunRing } from "./thunks/bun_ring.ts";
 import { installThunks } from "./thunks/install.ts";
 import type { NativeLibrary, Ptr } from "./types.ts";
 
-/** Slots of the process-wide ring (16384 × 32 bytes = 512 KiB). */
+/** Slots of the ring (one per binding; 16384 × 32 bytes = 512 KiB). */
 export const RING_CAPACITY = 16384;
 
 /** How long the consumer polls an empty ring before sleeping, µs (`TRITONFFI_POLL_US`). */

@@ -30,7 +30,7 @@ import { ServerChildren } from "./server_children.ts";
 import { type ModelStatistics, modelStatistics } from "./statistics.ts";
 
 /**
- * Creates the server's `TRITONSERVER_ResponseAllocator` with the process-wide allocator functions
+ * Creates the server's `TRITONSERVER_ResponseAllocator` with the binding's allocator functions
  * (alloc, release, query, buffer attributes). The caller deletes it.
  */
 function createAllocator(lib: TritonLibrary, fns: AllocatorFunctions): Ptr {

@@ -397,6 +397,35 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
   }
 }
 
+/** What a tensor shows in `console.log` (and `util.inspect`, `Deno.inspect`, `Bun.inspect`): its
+ * data type, shape, memory and data — or, where the data cannot be read, why. */
+function describeTensor(t: Tensor, inspect: (value: unknown) => string): string {
+  const head = `Tensor ${t.dtype} [${t.shape.join(", ")}]`;
+  if (t.memoryType === "GPU") {
+    return `${head} GPU:${t.memoryTypeId} at 0x${(t.devicePointer ?? 0).toString(16)}`;
+  }
+  const where = t.memoryType === "CPU" ? "" : ` ${t.memoryType}`;
+  let data: unknown;
+  try {
+    data = t.data;
+  } catch {
+    return `${head}${where} (released with its response)`;
+  }
+  return `${head}${where} ${inspect(data)}`;
+}
+
+type Inspect = (value: unknown, options?: unknown) => string;
+Object.defineProperty(Tensor.prototype, Symbol.for("nodejs.util.inspect.custom"), {
+  value(this: Tensor, _depth: number, options: unknown, inspect: Inspect): string {
+    return describeTensor(this, (v) => inspect(v, options));
+  },
+});
+Object.defineProperty(Tensor.prototype, Symbol.for("Deno.customInspect"), {
+  value(this: Tensor, inspect: Inspect, options: unknown): string {
+    return describeTensor(this, (v) => inspect(v, options));
+  },
+});
+
 /** Checks that `values` is an array of `kind` elements (`"string"`, `"boolean"`).
  * @throws {TritonError} INVALID_ARG naming the first element of another kind. */
 function elementsAre(field: string, values: unknown, kind: "string" | "boolean"): void {

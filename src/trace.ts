@@ -1,6 +1,6 @@
 /**
  * Request tracing: the `trace` option of `infer()`. Each traced request gets a
- * `TRITONSERVER_InferenceTrace` that reports its activities through the process-wide trace
+ * `TRITONSERVER_InferenceTrace` that reports its activities through the binding's trace
  * callbacks (`ffi/trace_callbacks.ts`); they reach the user's `onActivity` on a later macrotask,
  * and the trace is deleted when Triton releases it.
  *

@@ -51,3 +51,20 @@ test("Tensor.from infers data types and shapes", () => {
   assert.equal(t.byteSize, 4 + 1 + 4 + 1);
   assert.throws(() => Tensor.from([1, "a"] as never), TritonError);
 });
+
+test("console.log shows a tensor's data type, shape and data (or that it was released)", async () => {
+  const { inspect } = await import("node:util");
+  const t = new Tensor("FP32", [1, 4], new Float32Array([1, 2, 3, 4]));
+  assert.equal(inspect(t), "Tensor FP32 [1, 4] Float32Array(4) [ 1, 2, 3, 4 ]");
+  assert.match(
+    inspect({ t: Tensor.fromStrings(["a"]) }),
+    /t: Tensor BYTES \[1\] \[ Uint8Array\(1\) \[ 97 \] \]/,
+  );
+  const gpu = Tensor.onDevice("INT8", [2], 4096, 2, 1);
+  assert.equal(inspect(gpu), "Tensor INT8 [2] GPU:1 at 0x1000");
+  const released = Tensor.view("INT32", [1], new Int32Array([7]), { disposed: true });
+  assert.equal(inspect(released), "Tensor INT32 [1] (released with its response)");
+  if (typeof Deno !== "undefined") {
+    assert.equal(Deno.inspect(t), "Tensor FP32 [1, 4] Float32Array(4) [ 1, 2, 3, 4 ]");
+  }
+});

@@ -4,10 +4,13 @@
  *
  * @example
  * ```ts
- * import { Server } from "./mod.ts";
- * await using server = await new Server({ modelRepository: "tests/models" }).start();
- * for await (const r of server.model("add_sub").infer({ inputs: { INPUT0: a, INPUT1: b } })) {
- *   console.log(r.outputs.OUTPUT0.data);
+ * import { Server } from "tritonffi";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * const INPUT0 = new Float32Array(16).fill(1);
+ * const INPUT1 = new Float32Array(16).fill(2);
+ * for await (const r of server.model("add_sub").infer({ inputs: { INPUT0, INPUT1 } })) {
+ *   console.log(r.output("OUTPUT0", "FP32").data); // Float32Array(16) [ 3, 3, … ]
  * }
  * ```
  * @module

@@ -14,8 +14,11 @@ import type { NativeLibrary, Ptr } from "./types.ts";
  *
  * @example
  * ```ts
+ * import { Server, TritonError } from "tritonffi";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
  * try {
- *   await server.model("nope").infer({ inputs: {} }).next();
+ *   await server.model("nope").inferOne({ inputs: {} });
  * } catch (e) {
  *   if (e instanceof TritonError && e.code === "NOT_FOUND") console.log(e.message);
  * }

@@ -59,9 +59,17 @@ function checkBuckets(buckets: unknown): readonly number[] {
  *
  * @example
  * ```ts
- * using requests = server.metricFamily({ kind: "counter", name: "app_requests_total", description: "Requests" });
+ * import { Server } from "tritonffi";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * using requests = server.metricFamily({
+ *   kind: "counter",
+ *   name: "app_requests_total",
+ *   description: "Requests",
+ * });
  * const ok = requests.metric({ status: "ok" });
  * ok.increment();
+ * console.log(ok.value()); // 1
  * ```
  */
 export class MetricFamily implements Disposable {

@@ -50,8 +50,18 @@ export class Model {
    *   carrying an error is thrown by the generator unless `raiseOnError: false`.
    * @example
    * ```ts
-   * for await (const response of server.model("add_sub").infer({ inputs: { INPUT0: a, INPUT1: b } })) {
-   *   console.log(response.outputs.OUTPUT0.data);
+   * import { Server } from "tritonffi";
+   *
+   * await using server = await new Server({ modelRepository: "./models" }).start();
+   * const stream = server.model("repeat_int32").infer({
+   *   inputs: {
+   *     IN: new Int32Array([4, 5, 6]),
+   *     DELAY: new Uint32Array([0, 0, 0]),
+   *     WAIT: new Uint32Array([0]),
+   *   },
+   * });
+   * for await (const response of stream) {
+   *   if (!response.final) console.log(response.output("OUT", "INT32").data[0]); // 4, 5, 6
    * }
    * ```
    */
@@ -68,8 +78,14 @@ export class Model {
    *   model: use {@link infer}), after cancelling the request and releasing what it sent.
    * @example
    * ```ts
-   * using response = await server.model("add_sub").inferOne({ inputs: { INPUT0: a, INPUT1: b } });
+   * import { Server } from "tritonffi";
+   *
+   * await using server = await new Server({ modelRepository: "./models" }).start();
+   * const INPUT0 = new Float32Array(16).fill(1);
+   * const INPUT1 = new Float32Array(16).fill(2);
+   * using response = await server.model("add_sub").inferOne({ inputs: { INPUT0, INPUT1 } });
    * const sum: Float32Array = response.output("OUTPUT0", "FP32").data;
+   * console.log(sum[0]); // 3
    * ```
    */
   async inferOne(request: InferRequest): Promise<InferResponse> {

@@ -117,7 +117,14 @@ export class InferResponse implements Disposable {
    *   data type is another; as {@link outputs}.
    * @example
    * ```ts
-   * const sum: Float32Array = response.output("OUTPUT0", "FP32").data;
+   * import { Server } from "tritonffi";
+   *
+   * await using server = await new Server({ modelRepository: "./models" }).start();
+   * // identity_fp32 batches: a batch of 1, 3 elements
+   * const INPUT0 = { dtype: "FP32", shape: [1, 3], data: [0.5, 1, 2] } as const;
+   * using response = await server.model("identity_fp32").inferOne({ inputs: { INPUT0 } });
+   * const echoed: Float32Array = response.output("OUTPUT0", "FP32").data;
+   * console.log(echoed); // Float32Array(3) [ 0.5, 1, 2 ]
    * ```
    */
   output<D extends DataTypeName>(name: string, dtype: D): Tensor<D> {

@@ -12,9 +12,23 @@ import type { InferResponse } from "./response.ts";
  *
  * @example
  * ```ts
+ * import { ResponseQueue, Server } from "tritonffi";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
  * const queue = new ResponseQueue();
- * const stream = model.infer({ inputs, responseQueue: queue });
- * for await (const r of queue) { using _ = r; if (r.final) break; }
+ * const inputs = {
+ *   IN: new Int32Array([1, 2]),
+ *   DELAY: new Uint32Array([0, 0]),
+ *   WAIT: new Uint32Array([0]),
+ * };
+ * // The responses go to the queue whether or not anyone iterates the stream.
+ * const stream = server.model("repeat_int32").infer({ inputs, responseQueue: queue });
+ * for await (const r of queue) {
+ *   using _ = r;
+ *   if (r.final) break;
+ *   console.log(r.output("OUT", "INT32").data[0]); // 1, then 2
+ * }
+ * await stream.return(undefined);
  * ```
  */
 export class ResponseQueue implements AsyncIterable<InferResponse> {

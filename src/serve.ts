@@ -195,9 +195,12 @@ async function listenNode(args: ListenArgs): Promise<Listening & { service: KSer
  * it listens.
  * @example
  * ```ts
- * await using server = await new Server({ modelRepository: "/models" }).start();
- * await using http = await serve(server, { hostname: "0.0.0.0", port: 8000 });
- * console.log(`KServe v2 on ${http.url}`); // curl $url/v2/health/ready
+ * import { serve, Server } from "tritonffi";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * await using http = await serve(server, { port: 0 }); // 0: any free port (default 8000)
+ * const ready = await fetch(`${http.url}/v2/health/ready`);
+ * console.log(`KServe v2 on ${http.url}: ready ${ready.status}`); // ready 200
  * ```
  * @throws {TritonError} INVALID_ARG for bad options; UNAVAILABLE when it cannot listen (the
  *   port is taken, the address is not this machine's).

@@ -74,8 +74,10 @@ export interface StartOptions {
  *
  * @example
  * ```ts
- * await using server = await new Server({ modelRepository: "tests/models" }).start();
- * const model = server.model("add_sub");
+ * import { Server } from "tritonffi";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * console.log(server.ready(), server.modelReady("add_sub")); // true true
  * ```
  */
 export class Server {
@@ -269,8 +271,18 @@ export class Server {
    * @throws {TritonError} INVALID_ARG for bad options (before any C call); Triton's load error.
    * @example
    * ```ts
+   * import { Server } from "tritonffi";
+   *
+   * await using server = await new Server({
+   *   modelRepository: "./models",
+   *   modelControlMode: "explicit",
+   *   startupModels: ["identity_int32"],
+   * }).start();
    * const config = server.model("identity_int32").config();
-   * await server.loadModel("identity_int32", { config: { ...config, max_batch_size: 4 } });
+   * const model = await server.loadModel("identity_int32", {
+   *   config: { ...config, max_batch_size: 4 },
+   * });
+   * console.log(model.config().max_batch_size); // 4
    * ```
    */
   async loadModel(name: string, options: LoadModelOptions = {}): Promise<Model> {

@@ -21,7 +21,8 @@ import { numberToBf16, numberToFp16 } from "./half.ts";
 export type TensorData = NumericArray | Uint8Array[];
 
 /** What `infer()` accepts as an input: a Tensor, a TypedArray (1-D, data type implied), strings
- * (1-D BYTES), booleans (1-D BOOL), or a `{ dtype, shape, data }` record. */
+ * (1-D BYTES), booleans (1-D BOOL), or a `{ dtype, shape, data }` record whose `data` may also be
+ * plain numbers (or bigints for INT64/UINT64), converted to the data type's TypedArray. */
 export type TensorLike =
   | Tensor
   | NumericArray
@@ -30,7 +31,12 @@ export type TensorLike =
   | {
     readonly dtype: DataTypeName;
     readonly shape?: readonly number[];
-    readonly data: NumericArray | readonly (string | Uint8Array)[] | readonly boolean[];
+    readonly data:
+      | NumericArray
+      | readonly (string | Uint8Array)[]
+      | readonly boolean[]
+      | readonly number[]
+      | readonly bigint[];
   };
 
 const decoder = new TextDecoder();
@@ -57,8 +63,11 @@ function elementCount(shape: readonly number[]): number {
  *
  * @example
  * ```ts
+ * import { Tensor } from "tritonffi";
+ *
  * const t = new Tensor("FP32", [1, 4], new Float32Array([1, 2, 3, 4]));
  * const s = Tensor.fromStrings(["a", "é"]); // BYTES, shape [2]
+ * console.log(t, s.strings()); // Tensor FP32 [1, 4] Float32Array(4) [ 1, 2, 3, 4 ] [ "a", "é" ]
  * ```
  */
 export class Tensor<D extends DataTypeName = DataTypeName> {

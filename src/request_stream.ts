@@ -115,14 +115,14 @@ export class RequestStream
   /** Routes completions here and counts the request as in flight; returns the `userp` pointer. */
   track(): Ptr {
     this.#tracked = this.#binding.track(this);
-    this.#options.owner.requests.add(this);
+    this.#options.owner.started(this);
     return this.#tracked.userp;
   }
 
   /** Undoes {@link track}: Triton did not take the request (the caller deletes it). */
   untrack(): void {
     this.#tracked?.untrack();
-    this.#options.owner.requests.delete(this);
+    this.#options.owner.finished(this);
   }
 
   /** Triton took the request: `signal` may cancel it from now on. Never throws. */
@@ -198,7 +198,7 @@ export class RequestStream
   /** FINAL and release both came: the request is deleted and its route freed. */
   #finish(): void {
     this.#tracked?.untrack();
-    this.#options.owner.requests.delete(this);
+    this.#options.owner.finished(this);
     this.#binding.deletes.later(this.#deleteRequest, this.#request);
     this.#done?.resolve();
   }

@@ -299,7 +299,9 @@ export class Server {
    */
   unloadModel(name: string, options: UnloadModelOptions = {}): Promise<void> {
     const { lib, server } = this.#running();
-    return this.#track(unloadModel(lib, server, name, options));
+    const children = this.#children!;
+    // After the last request's backend call has returned (see EXECUTE_GRACE_MS).
+    return this.#track(children.quiet().then(() => unloadModel(lib, server, name, options)));
   }
 
   /**
@@ -446,6 +448,7 @@ export class Server {
     // finished unloading: nothing in the C API can tell, and deleting it under an unload crashes
     // the process. It is left as after an expired exit timeout.
     const stoppedOutside = !this.#isLive();
+    if (!stoppedOutside) await children.quiet(); // see EXECUTE_GRACE_MS
     const stopErr = stoppedOutside
       ? lib.ffi.NULL
       : await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);

@@ -22,6 +22,17 @@ export const HELD_RESPONSES_BUDGET = 256;
  * further responses into JS memory on arrival: 64 MiB. */
 export const VIEWED_BYTES_BUDGET = 64 * 2 ** 20;
 
+/**
+ * How long after its last request finished the server waits before a call that may unload a
+ * model (`TRITONSERVER_ServerStop`, `…UnloadModel`): 100 ms. Triton delivers a request's release
+ * and responses from inside its backend's execute; the backend thread is still in that call for
+ * a moment after, and when the model's last reference goes then, the core's instance teardown
+ * (`TritonBackendThread::StopBackendThread`, on another thread) reads the backend thread's
+ * instance list while it is empty and crashes the process — which a loaded machine, descheduling
+ * the backend thread, makes happen. The wait lets it return first.
+ */
+export const EXECUTE_GRACE_MS = 100;
+
 /** A request in flight, as the server sees it. */
 export interface OwnedRequest {
   /** Ends the request's stream with `error` and cancels it in Triton. */
@@ -42,6 +53,8 @@ export class ServerChildren implements ResponseOwner {
   viewedBytes = 0;
   readonly #registry = new FinalizationRegistry<NativeResponse>((r) => r.collected());
   #closed = false;
+  /** `performance.now()` when a request last finished. */
+  #lastFinished = -Infinity;
 
   constructor(lib: TritonLibrary) {
     this.lib = lib;
@@ -62,6 +75,23 @@ export class ServerChildren implements ResponseOwner {
    */
   get overBudget(): boolean {
     return this.responses.size > HELD_RESPONSES_BUDGET || this.viewedBytes > VIEWED_BYTES_BUDGET;
+  }
+
+  /** Counts a request in flight (between `TRITONSERVER_ServerInferAsync` and its release). */
+  started(request: OwnedRequest): void {
+    this.requests.add(request);
+  }
+
+  /** A request is no longer in flight: Triton released it, or never took it. */
+  finished(request: OwnedRequest): void {
+    if (this.requests.delete(request)) this.#lastFinished = performance.now();
+  }
+
+  /** Resolves once {@link EXECUTE_GRACE_MS} have passed since a request last finished (at once
+   * when none did lately): call it before a Triton call that may unload a model. */
+  quiet(): Promise<void> {
+    const wait = this.#lastFinished + EXECUTE_GRACE_MS - performance.now();
+    return wait > 0 ? new Promise((r) => setTimeout(r, Math.ceil(wait))) : Promise.resolve();
   }
 
   /** Takes ownership of a response Triton delivered. */

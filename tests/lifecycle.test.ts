@@ -55,3 +55,39 @@ test("a response kept past stop() can still be disposed; its deleted server is n
     misuse: 0,
   });
 });
+
+test("stop() and unloadModel() call Triton only once the last request's backend call has had time to return", async () => {
+  const { loadTriton } = await import("../mod.ts");
+  const { EXECUTE_GRACE_MS } = await import("../src/server_children.ts");
+  const lib = await loadTriton();
+  const api = lib.apiAsync as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const calls: Record<string, number> = {};
+  const spied = ["TRITONSERVER_ServerStop", "TRITONSERVER_ServerUnloadModel"];
+  const originals = spied.map((name) => api[name]);
+  spied.forEach((name, i) => {
+    api[name] = (...args: unknown[]) => {
+      calls[name] = performance.now();
+      return originals[i](...args);
+    };
+  });
+  try {
+    const server = await startServer({
+      modelControlMode: "explicit",
+      startupModels: ["identity_int32"],
+    });
+    const model = server.model("identity_int32");
+    const input = { INPUT0: { dtype: "INT32", shape: [1, 1], data: new Int32Array([1]) } } as const;
+    (await model.inferOne({ inputs: input })).dispose();
+    const unloadAfter = performance.now();
+    await server.unloadModel("identity_int32");
+    await server.loadModel("identity_int32");
+    (await model.inferOne({ inputs: input })).dispose();
+    const stopAfter = performance.now();
+    await server.stop();
+    // The request finished before inferOne resolved: at least the grace after that.
+    assert.ok(calls.TRITONSERVER_ServerUnloadModel - unloadAfter >= EXECUTE_GRACE_MS / 2);
+    assert.ok(calls.TRITONSERVER_ServerStop - stopAfter >= EXECUTE_GRACE_MS / 2);
+  } finally {
+    spied.forEach((name, i) => (api[name] = originals[i]));
+  }
+});

@@ -128,7 +128,10 @@ export interface ServerOptions {
    * (`TRITONSERVER_ServerOptionsSetStartupModel`). */
   readonly startupModels?: readonly string[];
   /** Require a complete config.pbtxt (`TRITONSERVER_ServerOptionsSetStrictModelConfig`). With
-   * false, Triton fills in what it can and accepts models without inputs/outputs listed. */
+   * false, Triton auto-completes each model's configuration from what its backend reports, and
+   * loads models with no config.pbtxt at all (an ONNX file in its version folder), as
+   * `tritonserver` and Triton's Python API do; the C API's own default is true.
+   * @default false */
   readonly strictModelConfig?: boolean;
   /** Name of the config file to read from each model's `configs/` directory instead of
    * `config.pbtxt` (`TRITONSERVER_ServerOptionsSetModelConfigName`, API 1.31+). */

@@ -244,10 +244,9 @@ export function planServerOptions(o: ServerOptions): OptionSetter[] {
       plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetStartupModel(p, name));
     }
   }
-  const strict = bool("strictModelConfig", o.strictModelConfig);
-  if (strict !== undefined) {
-    plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetStrictModelConfig(p, strict));
-  }
+  // Auto-complete by default, as tritonserver's command line (the C API's default is strict).
+  const strict = bool("strictModelConfig", o.strictModelConfig) ?? false;
+  plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetStrictModelConfig(p, strict));
   const configName = str("modelConfigName", o.modelConfigName);
   if (configName !== undefined) {
     plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetModelConfigName(p, configName));

@@ -115,15 +115,15 @@ const autoModel = [
   "",
 ].join("\n");
 
-test("strictModelConfig: a model without config.pbtxt loads only when false", async (t) => {
+test("strictModelConfig: a model without config.pbtxt loads when false, the default", async (t) => {
   const repo = tempRepo();
   repo.add("auto_py", { "1/model.py": autoModel });
   try {
-    for (const strict of [true, false]) {
+    for (const strict of [true, false, undefined]) {
       const server = await startServer({
         modelRepository: repo.path,
         modelControlMode: "explicit",
-        strictModelConfig: strict,
+        ...(strict === undefined ? {} : { strictModelConfig: strict }),
       });
       try {
         if (strict) {

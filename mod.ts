@@ -87,10 +87,6 @@ export { InferResponse, type ParameterValue } from "./src/response.ts";
 export { ResponseQueue } from "./src/response_queue.ts";
 export { Tensor, type TensorData, type TensorLike } from "./src/tensor.ts";
 export { TritonError } from "./src/errors.ts";
-export { type HttpService, serve, type ServeOptions } from "./src/serve.ts";
-export { type FetchHandler, kserveHandler, type KServeOptions } from "./src/kserve/handler.ts";
-export { HTTP_STATUS } from "./src/kserve/errors.ts";
-export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";
 export { DATA_TYPES, hasFloat16Array, type NumericArray } from "./src/dtypes.ts";
 export { bf16ToNumber, fp16ToNumber, numberToBf16, numberToFp16 } from "./src/half.ts";
 export {

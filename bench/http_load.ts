@@ -13,7 +13,8 @@
  */
 import { spawn } from "node:child_process";
 import process from "node:process";
-import { serve, Server } from "../mod.ts";
+import { Server } from "../mod.ts";
+import { serve } from "../serve.ts";
 import { runtimeName } from "../ffi/mod.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);

@@ -18,7 +18,8 @@
  * @module
  */
 import process from "node:process";
-import { type RestrictedApis, serve, Server } from "../mod.ts";
+import { Server } from "../mod.ts";
+import { type RestrictedApis, serve } from "../serve.ts";
 
 const repository = process.env.MODEL_REPOSITORY ??
   decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);

@@ -195,7 +195,8 @@ async function listenNode(args: ListenArgs): Promise<Listening & { service: KSer
  * it listens.
  * @example
  * ```ts
- * import { serve, Server } from "tritonffi";
+ * import { Server } from "tritonffi";
+ * import { serve } from "tritonffi/serve";
  *
  * await using server = await new Server({ modelRepository: "./models" }).start();
  * await using http = await serve(server, { port: 0 }); // 0: any free port (default 8000)

@@ -1,7 +1,8 @@
 /**
- * Every `@example` of the public docstrings (`mod.ts`, `src/`, `ffi/`) is a complete program that
- * imports from `"tritonffi"`, and runs: each is written out with `"tritonffi"` pointing at
- * `mod.ts` and `"./models"` at the test model repository, then imported (which runs it to its
+ * Every `@example` of the public docstrings (`mod.ts`, `serve.ts`, `src/`, `ffi/`) is a complete
+ * program that imports from `"tritonffi"`, and runs: each is written out with `"tritonffi"` and
+ * `"tritonffi/serve"` pointing at `mod.ts` and `serve.ts`, `"./models"` at the test model
+ * repository, then imported (which runs it to its
  * end, `await using` included); on Deno they are type-checked too (`deno check`).
  */
 import assert from "node:assert/strict";
@@ -52,6 +53,7 @@ function examplesIn(file: string): Example[] {
 
 const examples = [
   "mod.ts",
+  "serve.ts",
   ...tsFiles("src"),
   ...tsFiles("ffi"),
 ].flatMap(examplesIn);
@@ -68,9 +70,13 @@ const outDir = join(root, ".doc_examples", runtime);
 /** Writes `example` as a module of its own; returns its path. */
 function writeExample(example: Example, index: number): string {
   const path = join(outDir, `example_${index}.ts`);
-  const mod = relative(outDir, join(root, "mod.ts")).split("\\").join("/");
+  const entry = (file: string) => {
+    const rel = relative(outDir, join(root, file)).split("\\").join("/");
+    return JSON.stringify(rel.startsWith(".") ? rel : `./${rel}`);
+  };
   const code = example.code
-    .replaceAll('"tritonffi"', JSON.stringify(mod.startsWith(".") ? mod : `./${mod}`))
+    .replaceAll('"tritonffi/serve"', entry("serve.ts"))
+    .replaceAll('"tritonffi"', entry("mod.ts"))
     .replaceAll('"./models"', JSON.stringify(MODEL_REPOSITORY));
   writeFileSync(path, `// ${example.at}\n${code}`);
   return path;

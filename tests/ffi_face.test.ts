@@ -86,3 +86,34 @@ test("src/ keeps no module-level mutable state", () => {
   }
   assert.deepEqual(found, []);
 });
+
+/** The packages `file` and the modules it reaches import (statically or with `import()`). */
+function packagesReached(entry: string): Map<string, string> {
+  const reached = new Map<string, string>(); // package → the file that imports it
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = readFileSync(join(root, file), "utf8");
+    const specifiers = [
+      ...source.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms),
+      ...source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g),
+    ].map((m) => m[1]);
+    for (const s of specifiers) {
+      if (s.startsWith(".")) visit(normalize(join(dirname(file), s)));
+      else if (!s.startsWith("node:") && !reached.has(s)) reached.set(s, file);
+    }
+  };
+  visit(entry);
+  return reached;
+}
+
+test("mod.ts loads no HTTP library; the front end is tritonffi/serve (serve.ts)", () => {
+  // koffi is Node's FFI (imported on Node only); nothing else is a dependency of the binding.
+  const fromMod = [...packagesReached("mod.ts")].filter(([p]) => p !== "koffi");
+  assert.deepEqual(fromMod.map(([p, f]) => `${p} (${f})`), []);
+  const fromServe = packagesReached("serve.ts");
+  assert.ok(fromServe.has("hono"), [...fromServe.keys()].join(", "));
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  assert.deepEqual(Object.keys(pkg.exports), [".", "./serve"]);
+});

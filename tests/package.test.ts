@@ -149,6 +149,7 @@ test(
       const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
       assert.deepEqual(manifest.exports, {
         ".": { types: "./dist/mod.d.ts", default: "./dist/mod.js" },
+        "./serve": { types: "./dist/serve.d.ts", default: "./dist/serve.js" },
       });
 
       // The quickstart as a user would write it: importing "tritonffi".
@@ -168,7 +169,22 @@ test(
         ["bun", bin("bun"), ["examples/quickstart.ts"]],
         ["deno", bin("deno"), ["run", "-A", "examples/quickstart.ts"]],
       ];
+      // The HTTP front end, from its own entry.
+      writeFileSync(
+        join(app, "examples", "serve_check.ts"),
+        [
+          'import { Server } from "tritonffi";',
+          'import { serve } from "tritonffi/serve";',
+          'await using server = await new Server({ modelRepository: "tests/models" }).start();',
+          "await using http = await serve(server, { port: 0 });",
+          "const r = await fetch(`${http.url}/v2/health/ready`);",
+          'console.log("http ready", r.status);',
+          "",
+        ].join("\n"),
+      );
       for (const [runtime, cmd, args] of commands) {
+        const served = run(cmd, [...args.slice(0, -1), "examples/serve_check.ts"], app, env);
+        assert.match(served, /http ready 200/, `${runtime}: ${served}`);
         const out = run(cmd, args, app, env).replace(/\s+/g, "");
         const sums = Array.from({ length: 16 }, (_, i) => i + 1).join(",");
         assert.ok(out.includes("serverlive=trueready=true"), `${runtime}: ${out}`);
@@ -176,7 +192,7 @@ test(
         assert.ok(out.includes("repeat_int32response2:OUT=30done"), `${runtime}: ${out}`);
       }
       // The declarations type-check a user's program.
-      run(bin("deno"), ["check", "examples/quickstart.ts"], app);
+      run(bin("deno"), ["check", "examples/quickstart.ts", "examples/serve_check.ts"], app);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { after } from "node:test";
 import fc from "fast-check";
-import { kserveHandler, serve, Server, Tensor, TritonError } from "../mod.ts";
+import { Server, Tensor, TritonError } from "../mod.ts";
+import { kserveHandler, serve } from "../serve.ts";
 import { test } from "./support/test.ts";
 import { MODEL_REPOSITORY, sharedServer, stopShared } from "./support/env.ts";
 

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { after } from "node:test";
 import fc from "fast-check";
-import { kserveHandler } from "../mod.ts";
+import { kserveHandler } from "../serve.ts";
 import { encodeBytes } from "../src/bytes.ts";
 import { test } from "./support/test.ts";
 import { idle, liveCounter, sharedServer, stopShared } from "./support/env.ts";

@@ -13,7 +13,8 @@ import { after, before, describe } from "node:test";
 import { test } from "./support/test.ts";
 import { Hono } from "hono";
 import { stringify } from "lossless-json";
-import { type DataTypeName, HTTP_STATUS, kserveHandler, TritonError } from "../mod.ts";
+import { type DataTypeName, TritonError } from "../mod.ts";
+import { HTTP_STATUS, kserveHandler } from "../serve.ts";
 import {
   parseExact,
   postBinary,

@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";
 import { test } from "./support/test.ts";
-import { HTTP_STATUS, type HttpService, kserveHandler, serve, TritonError } from "../mod.ts";
+import { TritonError } from "../mod.ts";
+import { HTTP_STATUS, type HttpService, kserveHandler, serve } from "../serve.ts";
 import {
   binaryBody,
   postBinary,

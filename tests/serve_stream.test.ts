@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";
 import { test } from "./support/test.ts";
-import { serve } from "../mod.ts";
+import { serve } from "../serve.ts";
 import {
   postJson,
   type Serving,

@@ -7,13 +7,8 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { parse as parseLossless } from "lossless-json";
-import {
-  type HttpService,
-  serve,
-  type ServeOptions,
-  type Server,
-  type ServerOptions,
-} from "../../mod.ts";
+import type { Server, ServerOptions } from "../../mod.ts";
+import { type HttpService, serve, type ServeOptions } from "../../serve.ts";
 import { liveCounter, startServer } from "./env.ts";
 
 /** A running server and an HTTP service over it. */

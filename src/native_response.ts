@@ -28,8 +28,8 @@ export interface ResponseOwner {
   /** Called once, when `response` was deleted: it is no longer owned, its holders are nothing to
    * wait for. */
   released(response: NativeResponse): void;
-  /** Bytes of output buffers viewed in place by responses not yet deleted. */
-  viewedBytes: number;
+  /** `bytes` more (or, negative, fewer) of output buffers are viewed in place. */
+  viewing(bytes: number): void;
   /** Whether the owner released everything it owned (its server stopped). */
   readonly closed: boolean;
 }
@@ -72,7 +72,7 @@ export class NativeResponse {
   holdView(buffer: ArrayBuffer): void {
     (this.#views ??= []).push(new WeakRef(buffer));
     this.#viewedBytes += buffer.byteLength;
-    this.owner.viewedBytes += buffer.byteLength;
+    this.owner.viewing(buffer.byteLength);
     this.hold(buffer);
   }
 
@@ -93,7 +93,7 @@ export class NativeResponse {
     if (views) {
       this.#views = undefined;
       for (const ref of views) detach(ref.deref());
-      this.owner.viewedBytes -= this.#viewedBytes;
+      this.owner.viewing(-this.#viewedBytes);
     }
     this.owner.lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
     this.owner.released(this);

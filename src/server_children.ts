@@ -50,7 +50,7 @@ export class ServerChildren implements ResponseOwner {
   /** Responses not yet deleted. */
   readonly responses: Set<NativeResponse> = new Set();
   /** Bytes of output buffers viewed in place by its live responses. */
-  viewedBytes = 0;
+  #viewedBytes = 0;
   readonly #registry = new FinalizationRegistry<NativeResponse>((r) => r.collected());
   #closed = false;
   /** `performance.now()` when a request last finished. */
@@ -74,7 +74,7 @@ export class ServerChildren implements ResponseOwner {
    * and the native memory is bounded by the budget, whatever the user keeps.
    */
   get overBudget(): boolean {
-    return this.responses.size > HELD_RESPONSES_BUDGET || this.viewedBytes > VIEWED_BYTES_BUDGET;
+    return this.responses.size > HELD_RESPONSES_BUDGET || this.#viewedBytes > VIEWED_BYTES_BUDGET;
   }
 
   /** Counts a request in flight (between `TRITONSERVER_ServerInferAsync` and its release). */
@@ -108,6 +108,15 @@ export class ServerChildren implements ResponseOwner {
 
   hold(holder: object, response: NativeResponse): void {
     this.#registry.register(holder, response, response);
+  }
+
+  /** Bytes of output buffers viewed in place by its live responses. */
+  get viewedBytes(): number {
+    return this.#viewedBytes;
+  }
+
+  viewing(bytes: number): void {
+    this.#viewedBytes += bytes;
   }
 
   released(response: NativeResponse): void {

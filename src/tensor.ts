@@ -257,9 +257,7 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
   copy(): Tensor<D> {
     if (this.#device) return this.toHost();
     const data = this.data;
-    const copied = Array.isArray(data)
-      ? data.map((e) => e.slice())
-      : (data as NumericArray).slice();
+    const copied = Array.isArray(data) ? data.map((e) => copyOf(e)) : copyOf(data as NumericArray);
     return new Tensor(this.dtype, this.shape, copied as TensorDataOf<D>);
   }
 
@@ -363,14 +361,14 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
       );
     }
     if (bytes.byteOffset % info.byteSize !== 0) {
-      return new info.array(bytes.slice().buffer, 0, n);
+      return new info.array(copyOf(bytes).buffer as ArrayBuffer, 0, n);
     }
     return new info.array(bytes.buffer as ArrayBuffer, bytes.byteOffset, n);
   }
 
   /** Reads a tensor out of bytes laid out as Triton lays them; the result owns a copy. */
   static fromBytes(dtype: DataTypeName, shape: readonly number[], bytes: Uint8Array): Tensor {
-    return new Tensor(dtype, shape, Tensor.elementsOf(dtype, shape, bytes.slice()));
+    return new Tensor(dtype, shape, Tensor.elementsOf(dtype, shape, copyOf(bytes)));
   }
 
   /** Size in bytes as Triton sees it (BYTES: serialized, prefixes included). */
@@ -434,6 +432,16 @@ Object.defineProperty(Tensor.prototype, Symbol.for("Deno.customInspect"), {
     return describeTensor(this, (v) => inspect(v, options));
   },
 });
+
+/** A copy of `array` in memory of its own. Not `array.slice()`: a Node `Buffer` (a Uint8Array)
+ * overrides it to give a view of the same memory. */
+function copyOf<T extends NumericArray>(array: T): T {
+  return typedArraySlice.call(array) as T;
+}
+
+/** `%TypedArray%.prototype.slice`, which copies for every TypedArray. */
+const typedArraySlice: (this: NumericArray) => NumericArray =
+  Object.getPrototypeOf(Uint8Array.prototype).slice;
 
 /** Checks that `values` is an array of `kind` elements (`"string"`, `"boolean"`).
  * @throws {TritonError} INVALID_ARG naming the first element of another kind. */

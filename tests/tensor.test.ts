@@ -68,3 +68,26 @@ test("console.log shows a tensor's data type, shape and data (or that it was rel
     assert.equal(Deno.inspect(t), "Tensor FP32 [1, 4] Float32Array(4) [ 1, 2, 3, 4 ]");
   }
 });
+
+test("a Node Buffer's bytes are copied, not viewed, where a copy is made (Buffer#slice is a view)", async () => {
+  const { Buffer } = await import("node:buffer");
+  // A Buffer over a pool, at an odd offset: elementsOf copies to align, fromBytes always copies.
+  const pool = Buffer.alloc(64, 0xee);
+  const bytes = pool.subarray(1, 9);
+  new DataView(bytes.buffer, bytes.byteOffset).setInt32(0, 7, true);
+  new DataView(bytes.buffer, bytes.byteOffset).setInt32(4, -8, true);
+  const aligned = Tensor.elementsOf("INT32", [2], bytes) as Int32Array;
+  assert.deepEqual(Array.from(aligned), [7, -8]);
+  const owned = Tensor.fromBytes("INT32", [2], bytes);
+  pool.fill(0);
+  assert.deepEqual(Array.from(owned.data as Int32Array), [7, -8]);
+  assert.deepEqual(Array.from(aligned), [7, -8]);
+  const t = new Tensor("UINT8", [3], Buffer.from([1, 2, 3]));
+  const copy = t.copy();
+  (t.data as Uint8Array)[0] = 9;
+  assert.deepEqual(Array.from(copy.data as Uint8Array), [1, 2, 3]);
+  const s = new Tensor("BYTES", [1], [Buffer.from("ab")]);
+  const sc = s.copy();
+  (s.data as Uint8Array[])[0][0] = 0x7a;
+  assert.deepEqual(sc.strings(), ["ab"]);
+});

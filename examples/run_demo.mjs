@@ -4,7 +4,7 @@
 // Set DEMO_RUNTIME=bun or DEMO_RUNTIME=node to run it on another runtime. Every runtime is the
 // one npm installed under node_modules/.bin. An argument names another example to run the same
 // way (`npm run serve` runs examples/serve.ts). Plain Node ESM (`deno task demo` runs it on Deno).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -36,5 +36,10 @@ const listens = script.endsWith("serve.ts");
 const [cmd, args] = runtimeCommand(root, env.DEMO_RUNTIME ?? "deno", script, {
   deno: listens ? ["--allow-net", "--unstable-no-legacy-abort"] : [],
 });
-const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, env });
-process.exit(r.status ?? 1);
+// The example runs as a child: the signals that stop this process (SIGINT, SIGTERM from a
+// supervisor or `kill`) are passed on, so that a serving example stops with it.
+const child = spawn(cmd, args, { stdio: "inherit", cwd: root, env });
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => child.kill(signal));
+}
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,11 +1,13 @@
 /**
- * Serves a model repository over the KServe v2 HTTP/REST protocol, as `tritonserver` would: run
+ * Serves a model repository over the KServe v2 HTTP/REST and gRPC protocols, as `tritonserver`
+ * would: run
  * it with `npm run serve` (which finds a core for you, the fake one when no real library is
  * found), or directly:
  * `deno run --allow-ffi --allow-env --allow-read --allow-write --allow-net examples/serve.ts`,
  * `bun examples/serve.ts`, `node examples/serve.ts`.
  *
- * Environment: `MODEL_REPOSITORY` (default tests/models), `PORT` (default 8000), `HOST` (default
+ * Environment: `MODEL_REPOSITORY` (default tests/models), `PORT` (default 8000), `GRPC_PORT`
+ * (default 8001), `HOST` (default
  * 127.0.0.1; 0.0.0.0 in a container), `ADMIN_KEY` (when set, the model repository endpoints need
  * the header `admin-key: $ADMIN_KEY`). Every model of the repository is loaded at start.
  *
@@ -20,10 +22,12 @@
 import process from "node:process";
 import { Server } from "../mod.ts";
 import { type RestrictedApis, serve } from "../serve.ts";
+import { serveGrpc } from "../grpc.ts";
 
 const repository = process.env.MODEL_REPOSITORY ??
   decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
 const port = Number(process.env.PORT ?? 8000);
+const grpcPort = Number(process.env.GRPC_PORT ?? 8001);
 const hostname = process.env.HOST ?? "127.0.0.1";
 const adminKey = process.env.ADMIN_KEY;
 const restrictedApis: RestrictedApis = adminKey
@@ -37,14 +41,18 @@ const server = await new Server({
   log: { info: false },
 }).start();
 const http = await serve(server, { hostname, port, restrictedApis });
-console.log(`KServe v2 on ${http.url} (${http.runtime}), model repository ${repository}`);
+const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis });
+console.log(
+  `KServe v2 on ${http.url} and gRPC ${grpc.address} (${http.runtime}), model repository ` +
+    repository,
+);
 
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: finishing the requests in flight (event streams get 20 s)`);
-  await http.close({ timeout: 20_000 });
+  await Promise.all([http.close({ timeout: 20_000 }), grpc.close({ timeout: 20_000 })]);
   await server.stop();
   process.exit(0);
 };

@@ -54,6 +54,7 @@ function examplesIn(file: string): Example[] {
 const examples = [
   "mod.ts",
   "serve.ts",
+  "grpc.ts",
   ...tsFiles("src"),
   ...tsFiles("ffi"),
 ].flatMap(examplesIn);
@@ -76,6 +77,7 @@ function writeExample(example: Example, index: number): string {
   };
   const code = example.code
     .replaceAll('"tritonffi/serve"', entry("serve.ts"))
+    .replaceAll('"tritonffi/grpc"', entry("grpc.ts"))
     .replaceAll('"tritonffi"', entry("mod.ts"))
     .replaceAll('"./models"', JSON.stringify(MODEL_REPOSITORY));
   writeFileSync(path, `// ${example.at}\n${code}`);

@@ -115,5 +115,6 @@ test("mod.ts loads no HTTP library; the front end is tritonffi/serve (serve.ts)"
   const fromServe = packagesReached("serve.ts");
   assert.ok(fromServe.has("hono"), [...fromServe.keys()].join(", "));
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  assert.deepEqual(Object.keys(pkg.exports), [".", "./serve"]);
+  assert.deepEqual(Object.keys(pkg.exports), [".", "./serve", "./grpc"]);
+  assert.ok(packagesReached("grpc.ts").has("@grpc/grpc-js"));
 });

@@ -65,14 +65,16 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
 
 /** Packs `dir` into `dest` with npm; returns the tarball's path. */
 function pack(dir: string, dest: string, ignoreScripts = false): string {
+  return packAll([dir], dest, ignoreScripts)[0];
+}
+
+/** `npm pack` of every folder of `dirs` in one run; the tarballs' paths. */
+function packAll(dirs: string[], dest: string, ignoreScripts = false): string[] {
   const [cmd, pre] = npm!;
-  const args = [...pre, "pack", dir, "--pack-destination", dest, "--json"];
+  const args = [...pre, "pack", ...dirs, "--pack-destination", dest, "--json"];
   if (ignoreScripts) args.push("--ignore-scripts");
-  const [info] = JSON.parse(run(cmd, args, root)) as {
-    filename: string;
-    files: { path: string }[];
-  }[];
-  return join(dest, info.filename);
+  const infos = JSON.parse(run(cmd, args, root)) as { filename: string }[];
+  return infos.map((info) => join(dest, info.filename));
 }
 
 /** The files under `dir`, as sorted paths relative to it. */
@@ -100,15 +102,22 @@ test(
       const tarballs = join(scratch, "tarballs");
       mkdirSync(tarballs);
       const tarball = pack(root, tarballs);
-      // The package's dependencies (koffi, hono, ...) and koffi's platform binaries as installed
-      // here: no registry, nor npm's cache, which a fresh `npm ci` does not fill with them.
-      const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-        dependencies: Record<string, string>;
+      // The package's runtime dependencies and theirs (koffi with its platform binaries, hono,
+      // @grpc/grpc-js, protobufjs, ...) as installed here, from the lock file: no registry.
+      const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+        packages: Record<string, { dev?: boolean }>;
       };
-      const deps = Object.keys(own.dependencies).map((d) => join(root, "node_modules", d));
+      const deps = Object.entries(lock.packages)
+        .filter(([path, entry]) => path.startsWith("node_modules/") && !entry.dev)
+        .map(([path]) => join(root, path))
+        .filter((dir) => existsSync(join(dir, "package.json")));
       const scoped = join(root, "node_modules", "@koromix");
-      if (existsSync(scoped)) { for (const d of readdirSync(scoped)) deps.push(join(scoped, d)); }
-      const depTarballs = deps.map((d) => pack(d, tarballs, true));
+      if (existsSync(scoped)) {
+        for (const d of readdirSync(scoped)) {
+          if (!deps.includes(join(scoped, d))) deps.push(join(scoped, d));
+        }
+      }
+      const depTarballs = packAll(deps, tarballs, true);
 
       const app = join(scratch, "app");
       mkdirSync(join(app, "examples"), { recursive: true });
@@ -150,6 +159,7 @@ test(
       assert.deepEqual(manifest.exports, {
         ".": { types: "./dist/mod.d.ts", default: "./dist/mod.js" },
         "./serve": { types: "./dist/serve.d.ts", default: "./dist/serve.js" },
+        "./grpc": { types: "./dist/grpc.d.ts", default: "./dist/grpc.js" },
       });
 
       // The quickstart as a user would write it: importing "tritonffi".

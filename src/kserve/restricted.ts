@@ -67,6 +67,21 @@ function sameText(a: string, b: string): boolean {
 export function restrictionGuard(
   apis: RestrictedApis | undefined,
 ): (category: RestrictedCategory, request: Request) => Response | undefined {
+  const check = restrictionCheck(apis);
+  return (category, request) => {
+    const denied = check(category, (header) => request.headers.get(header));
+    return denied === undefined ? undefined : errorResponse(403, denied);
+  };
+}
+
+/**
+ * Checks the restrictions and returns the check each call makes: given a category and the call's
+ * headers, `undefined` to go on, or why not (`This API is restricted, expecting header '…'`).
+ * @throws {TritonError} INVALID_ARG as {@link restrictionGuard}.
+ */
+export function restrictionCheck(
+  apis: RestrictedApis | undefined,
+): (category: RestrictedCategory, header: (name: string) => string | null) => string | undefined {
   const rules = new Map<RestrictedCategory, Restriction>();
   if (apis !== undefined) {
     if (apis === null || typeof apis !== "object") {
@@ -91,11 +106,11 @@ export function restrictionGuard(
       rules.set(category as RestrictedCategory, { header: rule.header, value: rule.value });
     }
   }
-  return (category, request) => {
+  return (category, header) => {
     const rule = rules.get(category);
     if (rule === undefined) return undefined;
-    const given = request.headers.get(rule.header);
+    const given = header(rule.header.toLowerCase());
     if (given !== null && sameText(given, rule.value)) return undefined;
-    return errorResponse(403, `This API is restricted, expecting header '${rule.header}'`);
+    return `This API is restricted, expecting header '${rule.header}'`;
   };
 }

@@ -1,0 +1,23 @@
+/**
+ * tritonffi/grpc: Triton's KServe v2 gRPC protocol over a running {@link Server} of `tritonffi`,
+ * in the same process — what Triton's gRPC clients and `perf_analyzer -i grpc` (streaming
+ * included) talk to. This entry loads `@grpc/grpc-js`; `tritonffi` itself loads none.
+ *
+ * @example
+ * ```ts
+ * import { Server } from "tritonffi";
+ * import { serveGrpc } from "tritonffi/grpc";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * await using service = await serveGrpc(server, { port: 0 }); // 0: any free port (default 8001)
+ * console.log(`KServe v2 gRPC on ${service.address}`);
+ * ```
+ * @module
+ */
+export {
+  GRPC_STATUS,
+  type GrpcServeOptions,
+  type GrpcService,
+  serveGrpc,
+} from "./src/kserve/grpc/service.ts";
+export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";

@@ -1,0 +1,235 @@
+/**
+ * `ModelInferRequest` → {@link InferRequest}, and {@link InferResponse} → `ModelInferResponse`, as
+ * Triton's gRPC front end reads and writes them: typed `contents` or `raw_input_contents` (never
+ * both), request parameters as over HTTP, outputs always in `raw_output_contents`, one entry per
+ * output.
+ *
+ * @module
+ */
+import type { InferRequest } from "../../request.ts";
+import type { InferResponse, ParameterValue } from "../../response.ts";
+import { Tensor } from "../../tensor.ts";
+import { invalid, unsupported } from "../errors.ts";
+import type { Json, JsonRecord } from "../json.ts";
+import { requestParameters } from "../infer_request.ts";
+import {
+  dataType,
+  elementCount,
+  shapeOf,
+  tensorFromBinary,
+  tensorFromJson,
+} from "../tensor_data.ts";
+
+/** An `InferParameter` as decoded (`longs` as strings): one of its fields set. */
+export interface GrpcParameter {
+  readonly bool_param?: boolean;
+  readonly int64_param?: string;
+  readonly string_param?: string;
+  readonly double_param?: number;
+  readonly uint64_param?: string;
+}
+
+type Contents = Readonly<Record<string, readonly (number | string | boolean | Uint8Array)[]>>;
+
+/** A `ModelInferRequest` as decoded (`longs` as strings, `arrays` and `objects` filled in). */
+export interface GrpcInferRequest {
+  readonly model_name: string;
+  readonly model_version: string;
+  readonly id: string;
+  readonly parameters: Readonly<Record<string, GrpcParameter>>;
+  readonly inputs: readonly {
+    readonly name: string;
+    readonly datatype: string;
+    readonly shape: readonly string[];
+    readonly parameters: Readonly<Record<string, GrpcParameter>>;
+    readonly contents?: Contents | null;
+  }[];
+  readonly outputs: readonly {
+    readonly name: string;
+    readonly parameters: Readonly<Record<string, GrpcParameter>>;
+  }[];
+  readonly raw_input_contents: readonly Uint8Array[];
+}
+
+/** Which `InferTensorContents` field holds a data type's elements (FP16 and BF16: none). */
+const CONTENTS_FIELD: Readonly<Record<string, string>> = {
+  BOOL: "bool_contents",
+  INT8: "int_contents",
+  INT16: "int_contents",
+  INT32: "int_contents",
+  INT64: "int64_contents",
+  UINT8: "uint_contents",
+  UINT16: "uint_contents",
+  UINT32: "uint_contents",
+  UINT64: "uint64_contents",
+  FP32: "fp32_contents",
+  FP64: "fp64_contents",
+  BYTES: "bytes_contents",
+};
+
+/** A parameter's value, as the HTTP front end's JSON would give it. */
+function parameterJson(p: GrpcParameter, what: string): Json {
+  if (p.bool_param !== undefined) return p.bool_param;
+  if (p.string_param !== undefined) return p.string_param;
+  if (p.double_param !== undefined) return p.double_param;
+  if (p.int64_param !== undefined) return BigInt(p.int64_param);
+  if (p.uint64_param !== undefined) return BigInt(p.uint64_param);
+  invalid(`${what} has no value`);
+}
+
+/** The model-facing request parameters; also whether the client asked for an empty final
+ * response (`triton_enable_empty_final_response`, which perf_analyzer always sends). */
+function parameters(
+  params: Readonly<Record<string, GrpcParameter>>,
+  options: Record<string, unknown>,
+): { emptyFinal: boolean } {
+  const json: JsonRecord = {};
+  let emptyFinal = false;
+  for (const [key, p] of Object.entries(params)) {
+    const value = parameterJson(p, `parameter '${key}'`);
+    if (key === "triton_enable_empty_final_response") {
+      if (typeof value !== "boolean") invalid(`parameter '${key}' must be a boolean`);
+      emptyFinal = value;
+    } else if (key === "sequence_id" && typeof value === "bigint") {
+      json[key] = value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+    } else json[key] = value;
+  }
+  requestParameters(json, options);
+  return { emptyFinal };
+}
+
+/** Reads a request.
+ * @returns the request for `model.infer()` (all but its signal), and `emptyFinal`.
+ * @throws {TritonError} INVALID_ARG for anything malformed, contents and raw contents both given,
+ *   FP16/BF16 as typed contents; UNSUPPORTED for shared memory and classification. */
+export function readInferRequest(
+  message: GrpcInferRequest,
+): { request: InferRequest; emptyFinal: boolean } {
+  const options: Record<string, unknown> = {};
+  if (message.id !== "") options.id = message.id;
+  const { emptyFinal } = parameters(message.parameters, options);
+  const raw = message.raw_input_contents;
+  if (raw.length > 0 && raw.length !== message.inputs.length) {
+    invalid(
+      `expected ${message.inputs.length} raw_input_contents (one per input), got ${raw.length}`,
+    );
+  }
+  const inputs: Record<string, Tensor> = {};
+  message.inputs.forEach((input, i) => {
+    const what = `input '${input.name}'`;
+    if (Object.hasOwn(inputs, input.name)) invalid(`${what} is given twice`);
+    const dtype = dataType(input.datatype, what);
+    const shape = shapeOf(input.shape.map(Number), what);
+    if (input.parameters.shared_memory_region !== undefined) {
+      unsupported(`${what}: shared memory inputs are not supported by this server`);
+    }
+    const contents = input.contents ?? undefined;
+    const field = CONTENTS_FIELD[dtype];
+    const typed = contents !== undefined &&
+      Object.values(contents).some((values) => values.length > 0);
+    if (raw.length > 0) {
+      if (typed) {
+        invalid(`contents field must not be specified when using raw_input_contents for ${what}`);
+      }
+      inputs[input.name] = tensorFromBinary(what, dtype, shape, raw[i]);
+      return;
+    }
+    if (field === undefined) {
+      invalid(`${what}: ${dtype} data must be sent in raw_input_contents`);
+    }
+    const values = contents?.[field] ?? [];
+    for (const [other, given] of Object.entries(contents ?? {})) {
+      if (other !== field && given.length > 0) {
+        invalid(`${what}: ${dtype} data goes in ${field}, not ${other}`);
+      }
+    }
+    if (dtype === "BYTES") {
+      if (values.length !== elementCount(shape)) {
+        invalid(
+          `${what}: shape [${shape.join(", ")}] holds ${elementCount(shape)} elements, ` +
+            `bytes_contents has ${values.length}`,
+        );
+      }
+      inputs[input.name] = new Tensor("BYTES", shape, values as Uint8Array[]);
+      return;
+    }
+    const elements = dtype === "INT64" || dtype === "UINT64"
+      ? values.map((v) => BigInt(v as string))
+      : (values as Json[]);
+    inputs[input.name] = tensorFromJson(what, dtype, shape, elements as Json[]);
+  });
+  let outputs: string[] | undefined;
+  if (message.outputs.length > 0) {
+    outputs = message.outputs.map((o) => {
+      if (o.parameters.shared_memory_region !== undefined) {
+        unsupported(`output '${o.name}': shared memory outputs are not supported by this server`);
+      }
+      if (o.parameters.classification !== undefined) {
+        unsupported(`output '${o.name}': the classification extension is not supported`);
+      }
+      return o.name;
+    });
+  }
+  return {
+    request: { ...options, inputs, ...(outputs ? { outputs } : {}) } as InferRequest,
+    emptyFinal,
+  };
+}
+
+/** A response parameter as an `InferParameter`. */
+function parameterOf(value: ParameterValue): Record<string, unknown> {
+  switch (typeof value) {
+    case "boolean":
+      return { bool_param: value };
+    case "string":
+      return { string_param: value };
+    case "bigint":
+      return { int64_param: value.toString() };
+    case "number":
+      return Number.isInteger(value) ? { int64_param: value } : { double_param: value };
+    default:
+      return { string_param: new TextDecoder().decode(value) };
+  }
+}
+
+/** The `ModelInferResponse` of `response` (read now: the caller disposes it after), with
+ * `triton_final_response` set where the request streams. */
+export function inferResponseMessage(
+  response: InferResponse,
+  final: boolean | undefined,
+): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(response.parameters)) params[k] = parameterOf(v);
+  if (final !== undefined) params.triton_final_response = { bool_param: final };
+  const outputs: Record<string, unknown>[] = [];
+  const raw: Uint8Array[] = [];
+  for (const [name, tensor] of Object.entries(response.outputs)) {
+    const t = tensor.memoryType === "GPU" ? tensor.toHost() : tensor;
+    outputs.push({ name, datatype: t.dtype, shape: t.shape, parameters: {} });
+    raw.push(t.toBytes());
+  }
+  return {
+    model_name: response.model.name,
+    model_version: String(response.model.version),
+    id: response.id,
+    parameters: params,
+    outputs,
+    raw_output_contents: raw,
+  };
+}
+
+/** The empty response that ends a stream whose FINAL came without a response, where the request
+ * asked for it. */
+export function emptyFinalMessage(
+  model: { readonly name: string; readonly version: number },
+  id: string,
+): Record<string, unknown> {
+  return {
+    model_name: model.name,
+    model_version: model.version < 0 ? "" : String(model.version),
+    id,
+    parameters: { triton_final_response: { bool_param: true } },
+    outputs: [],
+    raw_output_contents: [],
+  };
+}

@@ -23,8 +23,8 @@ export const HELD_RESPONSES_BUDGET = 256;
 export const VIEWED_BYTES_BUDGET = 64 * 2 ** 20;
 
 /**
- * How long after its last request finished the server waits before a call that may unload a
- * model (`TRITONSERVER_ServerStop`, `…UnloadModel`): 100 ms. Triton delivers a request's release
+ * How long after Triton last called back for one of its requests (a response, a release) the
+ * server waits before a call that may unload a model (`TRITONSERVER_ServerStop`, `…UnloadModel`): 100 ms. Triton delivers a request's release
  * and responses from inside its backend's execute; the backend thread is still in that call for
  * a moment after, and when the model's last reference goes then, the core's instance teardown
  * (`TritonBackendThread::StopBackendThread`, on another thread) reads the backend thread's
@@ -53,8 +53,8 @@ export class ServerChildren implements ResponseOwner {
   #viewedBytes = 0;
   readonly #registry = new FinalizationRegistry<NativeResponse>((r) => r.collected());
   #closed = false;
-  /** `performance.now()` when a request last finished. */
-  #lastFinished = -Infinity;
+  /** `performance.now()` when Triton last delivered a response or released a request. */
+  #lastCallback = -Infinity;
 
   constructor(lib: TritonLibrary) {
     this.lib = lib;
@@ -84,18 +84,26 @@ export class ServerChildren implements ResponseOwner {
 
   /** A request is no longer in flight: Triton released it, or never took it. */
   finished(request: OwnedRequest): void {
-    if (this.requests.delete(request)) this.#lastFinished = performance.now();
+    if (this.requests.delete(request)) this.#lastCallback = performance.now();
   }
 
-  /** Resolves once {@link EXECUTE_GRACE_MS} have passed since a request last finished (at once
-   * when none did lately): call it before a Triton call that may unload a model. */
-  quiet(): Promise<void> {
-    const wait = this.#lastFinished + EXECUTE_GRACE_MS - performance.now();
-    return wait > 0 ? new Promise((r) => setTimeout(r, Math.ceil(wait))) : Promise.resolve();
+  /** Resolves once {@link EXECUTE_GRACE_MS} have passed since Triton last delivered a response
+   * or released a request (at once when it did not lately), counting from the latest if more come
+   * meanwhile, for at most ten times that (a stream that goes on sending ends the wait): call it
+   * before a Triton call that may unload a model. */
+  async quiet(): Promise<void> {
+    const until = performance.now() + 10 * EXECUTE_GRACE_MS;
+    for (;;) {
+      const now = performance.now();
+      const wait = Math.min(this.#lastCallback + EXECUTE_GRACE_MS, until) - now;
+      if (wait <= 0) return;
+      await new Promise((r) => setTimeout(r, Math.ceil(wait)));
+    }
   }
 
   /** Takes ownership of a response Triton delivered. */
   adopt(pointer: Ptr): NativeResponse {
+    this.#lastCallback = performance.now();
     const response = new NativeResponse(this, pointer);
     this.responses.add(response);
     return response;
@@ -103,6 +111,7 @@ export class ServerChildren implements ResponseOwner {
 
   /** Deletes a response Triton delivered for a request whose consumer is gone. */
   drop(pointer: Ptr): void {
+    this.#lastCallback = performance.now();
     if (!this.#closed) this.lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
   }
 

@@ -5,6 +5,7 @@
 #   tools/stress.sh [rounds]        # default 3 rounds of 6 runs (deno, bun, node × native, js)
 #
 # Environment: TRITONSERVER_LIB / TRITONSERVER_BACKEND_DIR name the core (the fake core otherwise),
+# STRESS_RUNTIMES the runtimes to loop over (default "deno bun node"),
 # STRESS_LOAD the stress-ng CPU load in percent per core (default 70; 0: no load), STRESS_LOGS the
 # folder for each run's output (default a new one under /tmp). A run that fails keeps its log; a
 # core dump found after it is printed with gdb's backtrace of every thread. Exits non-zero when any
@@ -27,7 +28,7 @@ trap '[ -n "$stressor" ] && kill "$stressor" 2>/dev/null' EXIT
 node="$PWD/node_modules/.bin/node"
 failed=0
 for round in $(seq 1 "$rounds"); do
-  for runtime in deno bun node; do
+  for runtime in ${STRESS_RUNTIMES:-deno bun node}; do
     for callbacks in native js; do
       log="$logs/round$round-$runtime-$callbacks.log"
       start=$(date +%s)

@@ -322,6 +322,26 @@ test("close() lets a stream finish; with a timeout it ends it and cancels its re
   await assert.rejects(own.close({ timeout: -1 }), /timeout must be a number/);
 });
 
+test("the RPCs not served (shared memory, trace and log settings) are UNIMPLEMENTED", async () => {
+  for (const name of ["SystemSharedMemoryStatus", "CudaSharedMemoryRegister", "LogSettings"]) {
+    const method = {
+      ...definitions.inference.ServerLive,
+      path: `/inference.GRPCInferenceService/${name}`,
+    };
+    const Other = grpc.makeGenericClientConstructor({ [name]: method }, "Other");
+    const other = new Other(service.address, grpc.credentials.createInsecure()) as
+      & grpc.Client
+      & Record<string, (...args: unknown[]) => unknown>;
+    await assert.rejects(
+      new Promise((resolve, reject) =>
+        other[name]({}, (e: Error | null, r: Msg) => (e ? reject(e) : resolve(r)))
+      ),
+      (e: grpc.ServiceError) => e.code === grpc.status.UNIMPLEMENTED,
+    );
+    other.close();
+  }
+});
+
 test("bad options are INVALID_ARG", async () => {
   await assert.rejects(serveGrpc(server, { port: 70000 }), /port must be an integer/);
   await assert.rejects(serveGrpc(server, { hostname: "" }), /hostname must be a non-empty/);

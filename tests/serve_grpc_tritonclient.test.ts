@@ -3,11 +3,9 @@
  * config, every data type, errors, a decoupled stream with its final flags, and the repository,
  * as the client sees them against tritonserver.
  *
- * Needs a Python with `tritonclient.grpc` importable: triton-inference-server/client's
- * `src/python/library` with stubs generated from triton-inference-server/common's protos, and
- * Debian's `python3-grpcio`, `python3-protobuf` and `python3-numpy`; `$TRITONCLIENT_PYTHONPATH`
- * puts it on the path, `$TRITONCLIENT_PYTHON` picks the interpreter (default `python3`). Skipped,
- * with the reason, where there is none.
+ * Needs a Python with `tritonclient.grpc` importable (`pip install tritonclient[all]`, or a copy
+ * of it on `$TRITONCLIENT_PYTHONPATH`) and numpy; `$TRITONCLIENT_PYTHON` picks the interpreter
+ * (default `python3`). Skipped, with the reason, where there is none.
  *
  * @module
  */

@@ -2,10 +2,9 @@
  * `serve()` driven by Triton's own Python client (`tritonclient.http`): metadata, every data type
  * in binary and JSON, errors and statistics, as the client sees them against tritonserver.
  *
- * Needs a Python with `tritonclient.http` importable: built from triton-inference-server/client's
- * `src/python/library` (put it on `$TRITONCLIENT_PYTHONPATH`) with Debian's `python3-gevent`,
- * `python3-geventhttpclient`, `python3-rapidjson` and `python3-numpy`; `$TRITONCLIENT_PYTHON`
- * picks the interpreter (default `python3`). Skipped, with the reason, where there is none.
+ * Needs a Python with `tritonclient.http` importable (`pip install tritonclient[all]`, or a copy
+ * of it on `$TRITONCLIENT_PYTHONPATH`) and numpy; `$TRITONCLIENT_PYTHON` picks the interpreter
+ * (default `python3`). Skipped, with the reason, where there is none.
  *
  * @module
  */

@@ -127,6 +127,13 @@ test("ModelInfer with typed and raw contents; outputs always raw; errors mapped"
   assert.deepEqual((typed.outputs as Msg[]).map((o) => [o.name, o.datatype, o.shape]), [
     ["OUTPUT0", "INT32", ["1", "3"]],
   ]);
+  // The identity backend's response parameters, each of its type.
+  assert.deepEqual(typed.parameters, {
+    param0: { string_param: "an example string parameter" },
+    param1: { int64_param: "42" },
+    param2: { bool_param: false },
+    param3: { double_param: 123.123 },
+  });
   const raw = (typed.raw_output_contents as Uint8Array[])[0];
   assert.deepEqual(Array.from(new Int32Array(new Uint8Array(raw).buffer)), [7, -8, 9]);
 

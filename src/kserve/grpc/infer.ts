@@ -176,7 +176,8 @@ export function readInferRequest(
   };
 }
 
-/** A response parameter as an `InferParameter`. */
+/** A response parameter as an `InferParameter`: STRING, INT (bigint), BOOL, DOUBLE (number);
+ * BYTES go as their UTF-8 text. */
 function parameterOf(value: ParameterValue): Record<string, unknown> {
   switch (typeof value) {
     case "boolean":
@@ -185,8 +186,8 @@ function parameterOf(value: ParameterValue): Record<string, unknown> {
       return { string_param: value };
     case "bigint":
       return { int64_param: value.toString() };
-    case "number":
-      return Number.isInteger(value) ? { int64_param: value } : { double_param: value };
+    case "number": // a DOUBLE parameter (INT ones are bigints)
+      return { double_param: value };
     default:
       return { string_param: new TextDecoder().decode(value) };
   }

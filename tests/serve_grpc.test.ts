@@ -277,6 +277,34 @@ test("ModelStreamInfer: the client's cancel cancels its requests in Triton", asy
   assert.ok(got.length < 50, `${got.length} responses`);
 });
 
+test("a client process killed mid-stream: its request is cancelled in Triton", async () => {
+  const { spawn } = await import("node:child_process");
+  const { fileURLToPath } = await import("node:url");
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const node = `${root}node_modules/.bin/node`;
+  const child = spawn(node, ["tests/support/grpc_stream_client.ts", service.address], {
+    cwd: root,
+  });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no first response")), 20_000);
+    child.stdout.on("data", (d: Buffer) => {
+      if (d.toString().includes("first")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  assert.ok(server.inflight >= 1);
+  child.kill("SIGKILL");
+  await exited;
+  const deadline = Date.now() + 15_000;
+  while (server.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(server.inflight, 0);
+  assert.equal(service.active, 0);
+  assert.deepEqual(await call("ServerLive", {}), { live: true }); // and the service goes on
+});
+
 test("restricted APIs fail UNAVAILABLE without their header", async () => {
   const guarded = await serveGrpc(server, {
     port: 0,

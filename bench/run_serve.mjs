@@ -1,0 +1,255 @@
+// `npm run bench:serve`: the front ends side by side, loaded by Triton's perf_analyzer — Triton's
+// own `tritonserver` (when TRITONSERVER_BIN names it) and this project's examples/serve.ts on Deno,
+// Bun and Node, each serving the same models from the same core: HTTP and gRPC identity_int32
+// [1,16] at concurrency 1 and 16, and the gRPC streaming rows (the decoupled `async def execute`
+// model of bench/models at batch 8 and concurrency 128, as perf_analyzer's streaming benchmark
+// runs it; tests/models' sleep_stream at concurrency 128, 8 responses each). Rounds alternate the
+// servers (tritonserver, deno, bun, node, tritonserver, …); the table gives each row's median and
+// the ratio to tritonserver's median. Writes bench/results/serve_<core>.json and .md.
+//
+// Needs PERF_ANALYZER (the perf_analyzer binary) and a real core (TRITONSERVER_LIB,
+// TRITONSERVER_BACKEND_DIR). Environment: TRITONSERVER_BIN, BENCH_ROUNDS (default 3),
+// BENCH_RUNTIMES (default "deno,bun,node"), BENCH_INTERVAL_MS (perf_analyzer's measurement
+// interval, default 3000). Plain Node ESM.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { runtimeCommand } from "../tests/runtime_command.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const env = { ...process.env };
+const perf = env.PERF_ANALYZER;
+if (!perf || !env.TRITONSERVER_LIB || !env.TRITONSERVER_BACKEND_DIR) {
+  console.log(
+    "bench:serve needs PERF_ANALYZER (Triton's perf_analyzer) and a real core " +
+      "(TRITONSERVER_LIB, TRITONSERVER_BACKEND_DIR); nothing ran",
+  );
+  process.exit(0);
+}
+const rounds = Number(env.BENCH_ROUNDS ?? 3);
+const interval = env.BENCH_INTERVAL_MS ?? "3000";
+const runtimes = (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",");
+const servers = [...(env.TRITONSERVER_BIN ? ["tritonserver"] : []), ...runtimes];
+
+// One model repository with the models the rows use.
+const repo = mkdtempSync(join(tmpdir(), "tritonffi-serve-bench-"));
+symlinkSync(
+  join(root, "bench/models/async_execute_decouple"),
+  join(repo, "async_execute_decouple"),
+);
+for (const m of ["identity_int32", "sleep_stream"]) {
+  symlinkSync(join(root, "tests/models", m), join(repo, m));
+}
+const sleepData = join(repo, "sleep_stream.json");
+writeFileSync(sleepData, JSON.stringify({ data: [{ COUNT: [8], DELAY_MS: [10] }] }));
+
+const HTTP = "127.0.0.1:18000";
+const GRPC = "127.0.0.1:18001";
+const ROWS = [
+  ["HTTP c1", [
+    "-i",
+    "http",
+    "-u",
+    HTTP,
+    "-m",
+    "identity_int32",
+    "--shape",
+    "INPUT0:16",
+    "--concurrency-range",
+    "1:1",
+  ]],
+  ["HTTP c16", [
+    "-i",
+    "http",
+    "-u",
+    HTTP,
+    "-m",
+    "identity_int32",
+    "--shape",
+    "INPUT0:16",
+    "--concurrency-range",
+    "16:16",
+  ]],
+  ["gRPC c1", [
+    "-i",
+    "grpc",
+    "-u",
+    GRPC,
+    "-m",
+    "identity_int32",
+    "--shape",
+    "INPUT0:16",
+    "--concurrency-range",
+    "1:1",
+  ]],
+  ["gRPC c16", [
+    "-i",
+    "grpc",
+    "-u",
+    GRPC,
+    "-m",
+    "identity_int32",
+    "--shape",
+    "INPUT0:16",
+    "--concurrency-range",
+    "16:16",
+  ]],
+  ["gRPC stream async_execute_decouple b8 c128", [
+    "-i",
+    "grpc",
+    "-u",
+    GRPC,
+    "-m",
+    "async_execute_decouple",
+    "--async",
+    "--streaming",
+    "true",
+    "-b",
+    "8",
+    "--concurrency-range",
+    "128:128",
+    "--input-data",
+    "zero",
+  ]],
+  ["gRPC stream sleep_stream c128 ×8", [
+    "-i",
+    "grpc",
+    "-u",
+    GRPC,
+    "-m",
+    "sleep_stream",
+    "--async",
+    "--streaming",
+    "true",
+    "--concurrency-range",
+    "128:128",
+    "--input-data",
+    sleepData,
+  ]],
+];
+
+/** Starts one server; resolves with a stop function once both ports answer. */
+async function start(name) {
+  const [cmd, args] = name === "tritonserver"
+    ? [env.TRITONSERVER_BIN, [
+      `--model-repository=${repo}`,
+      `--backend-directory=${env.TRITONSERVER_BACKEND_DIR}`,
+      "--http-address=127.0.0.1",
+      "--http-port=18000",
+      "--grpc-address=127.0.0.1",
+      "--grpc-port=18001",
+      "--allow-metrics=false",
+      "--log-info=false",
+    ]]
+    : runtimeCommand(root, name, "examples/serve.ts", {
+      deno: ["--allow-net", "--unstable-no-legacy-abort"],
+    });
+  const child = spawn(cmd, args, {
+    cwd: root,
+    env: { ...env, MODEL_REPOSITORY: repo, PORT: "18000", GRPC_PORT: "18001" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  for (let i = 0; i < 600; i++) {
+    const ready = await fetch(`http://${HTTP}/v2/health/ready`).then((r) => r.ok, () => false);
+    if (ready) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return () =>
+    new Promise((resolve) => {
+      child.on("exit", resolve);
+      child.kill("SIGINT");
+    });
+}
+
+/** One perf_analyzer run: throughput (infer/s), response throughput and p50 (µs). */
+function measure(args) {
+  const r = spawnSync(perf, [
+    ...args,
+    "--measurement-interval",
+    interval,
+    "--stability-percentage",
+    "50",
+  ], {
+    encoding: "utf8",
+    timeout: 180_000,
+  });
+  const out = `${r.stdout ?? ""}${r.stderr ?? ""}`;
+  const num = (re) => {
+    const m = re.exec(out);
+    return m ? Number(m[1]) : undefined;
+  };
+  const throughput = num(/^\s*Throughput: ([\d.]+) infer\/sec/m);
+  if (throughput === undefined) return { error: out.trim().split("\n").slice(-2).join(" ") };
+  return {
+    throughput,
+    responses: num(/Response Throughput: ([\d.]+)/),
+    p50: num(/p50 latency: (\d+) usec/),
+  };
+}
+
+const samples = {}; // server → row → [result]
+const loadAtStart = loadavg()[0];
+for (let round = 0; round < rounds; round++) {
+  for (const name of servers) {
+    console.log(`bench:serve: round ${round + 1}/${rounds}: ${name}`);
+    const stop = await start(name);
+    for (const [row, args] of ROWS) {
+      ((samples[name] ??= {})[row] ??= []).push(measure(args));
+    }
+    await stop();
+  }
+}
+rmSync(repo, { recursive: true, force: true });
+
+const median = (xs) => {
+  const s = xs.filter((x) => x !== undefined).sort((a, b) => a - b);
+  return s.length === 0 ? undefined : s[s.length >> 1];
+};
+const figure = (name, row) => {
+  const runs = samples[name]?.[row] ?? [];
+  const ok = runs.filter((r) => r.throughput !== undefined);
+  if (ok.length === 0) return { text: `— (${runs[0]?.error ?? "not run"})` };
+  const streaming = row.includes("stream");
+  const value = median(ok.map((r) => streaming ? r.responses ?? r.throughput : r.throughput));
+  const p50 = median(ok.map((r) => r.p50));
+  const spread = ok.length > 1
+    ? ` ±${
+      Math.round(
+        (Math.max(...ok.map((r) => r.throughput)) - Math.min(...ok.map((r) => r.throughput))) / 2,
+      )
+    }`
+    : "";
+  return { value, text: `${Math.round(value).toLocaleString("en")}${spread} (${p50 ?? "?"} µs)` };
+};
+const header = ["row (infer/s, streams: responses/s; median ± half range, p50)", ...servers];
+const lines = [
+  `| ${header.join(" | ")} |`,
+  `| ${header.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
+];
+for (const [row] of ROWS) {
+  const ref = env.TRITONSERVER_BIN ? figure("tritonserver", row).value : undefined;
+  const cells = servers.map((name) => {
+    const f = figure(name, row);
+    const ratio = ref && f.value && name !== "tritonserver"
+      ? ` ${(f.value / ref).toFixed(2)}×`
+      : "";
+    return f.text + ratio;
+  });
+  lines.push(`| ${row} | ${cells.join(" | ")} |`);
+}
+const md =
+  `${lines.join("\n")}\n\n${rounds} alternating rounds, perf_analyzer measurement interval ` +
+  `${interval} ms; load average ${loadAtStart.toFixed(2)} at the start, ${
+    loadavg()[0].toFixed(2)
+  } at the end.\n`;
+const results = join(root, "bench", "results");
+mkdirSync(results, { recursive: true });
+writeFileSync(
+  join(results, "serve_real.json"),
+  JSON.stringify({ date: new Date().toISOString(), rounds, samples }, null, 2) + "\n",
+);
+writeFileSync(join(results, "serve_real.md"), md);
+console.log(`\n${md}`);

@@ -24,12 +24,14 @@ export const VIEWED_BYTES_BUDGET = 64 * 2 ** 20;
 
 /**
  * How long after Triton last called back for one of its requests (a response, a release) the
- * server waits before a call that may unload a model (`TRITONSERVER_ServerStop`, `…UnloadModel`): 100 ms. Triton delivers a request's release
- * and responses from inside its backend's execute; the backend thread is still in that call for
- * a moment after, and when the model's last reference goes then, the core's instance teardown
+ * server waits before a call that may unload a model (`TRITONSERVER_ServerStop`,
+ * `…UnloadModel`): 100 ms. Triton delivers a request's responses and release from inside its
+ * backend's execute, and the backend thread is still in that call for a moment after; when the
+ * model's last reference goes then, the core's instance teardown
  * (`TritonBackendThread::StopBackendThread`, on another thread) reads the backend thread's
  * instance list while it is empty and crashes the process — which a loaded machine, descheduling
- * the backend thread, makes happen. The wait lets it return first.
+ * the backend thread, makes happen. The wait lets it return first. It narrows that window; only
+ * the core can close it.
  */
 export const EXECUTE_GRACE_MS = 100;
 

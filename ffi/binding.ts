@@ -154,17 +154,8 @@ export class Binding {
    * native work in flight, which keeps the process alive until `untrack()`.
    */
   track(target: CompletionTarget): Tracked {
-    let id = this.routes.add(target);
     this.keepalive.hold();
-    return {
-      userp: this.routes.userp(id),
-      untrack: () => {
-        if (id === 0) return;
-        this.routes.remove(id);
-        this.keepalive.release();
-        id = 0;
-      },
-    };
+    return new Route(this, this.routes.add(target));
   }
 
   /**
@@ -213,5 +204,25 @@ export class Binding {
     const { api, ffi } = this.lib;
     if (kind === CompletionKind.RELEASE) api.TRITONSERVER_InferenceRequestDelete(object);
     else if (!ffi.isNull(object)) api.TRITONSERVER_InferenceResponseDelete(object);
+  }
+}
+
+/** A {@link Tracked} request: its route and its count in the keep-alive. */
+class Route implements Tracked {
+  readonly userp: Ptr;
+  readonly #binding: Binding;
+  #id: number;
+
+  constructor(binding: Binding, id: number) {
+    this.#binding = binding;
+    this.#id = id;
+    this.userp = binding.routes.userp(id);
+  }
+
+  untrack(): void {
+    if (this.#id === 0) return;
+    this.#binding.routes.remove(this.#id);
+    this.#binding.keepalive.release();
+    this.#id = 0;
   }
 }

@@ -285,10 +285,15 @@ export function readResponse(native: NativeResponse, final: boolean, inJs = fals
     outputs = undefined; // read on first use, which reports it
   }
   const copied = { model, id, outputs, parameters };
-  const gpu = outputs && Object.values(outputs).some((t) => t.memoryType === "GPU");
-  if (inJs && outputs && parameters && !native.viewing && !gpu) {
+  if (inJs && outputs && parameters && !native.viewing && allHost(outputs)) {
     native.release(); // everything is in JS memory: no holder needed
     return new InferResponse(final, undefined, undefined, copied);
   }
   return new InferResponse(final, undefined, native, copied);
+}
+
+/** Whether no output is in GPU memory. */
+function allHost(outputs: Record<string, Tensor>): boolean {
+  for (const name in outputs) if (outputs[name].memoryType === "GPU") return false;
+  return true;
 }

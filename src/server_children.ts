@@ -55,8 +55,11 @@ export class ServerChildren implements ResponseOwner {
   #viewedBytes = 0;
   readonly #registry = new FinalizationRegistry<NativeResponse>((r) => r.collected());
   #closed = false;
-  /** `performance.now()` when Triton last delivered a response or released a request. */
-  #lastCallback = -Infinity;
+  /** How many times Triton delivered a response or released a request (a count, not a time: the
+   * hot path only adds one). */
+  #callbacks = 0;
+  /** {@link #callbacks} when a {@link quiet} wait last ended. */
+  #quietAt = 0;
 
   constructor(lib: TritonLibrary) {
     this.lib = lib;
@@ -86,26 +89,26 @@ export class ServerChildren implements ResponseOwner {
 
   /** A request is no longer in flight: Triton released it, or never took it. */
   finished(request: OwnedRequest): void {
-    if (this.requests.delete(request)) this.#lastCallback = performance.now();
+    if (this.requests.delete(request)) this.#callbacks++;
   }
 
-  /** Resolves once {@link EXECUTE_GRACE_MS} have passed since Triton last delivered a response
-   * or released a request (at once when it did not lately), counting from the latest if more come
-   * meanwhile, for at most ten times that (a stream that goes on sending ends the wait): call it
+  /** Resolves once {@link EXECUTE_GRACE_MS} have passed with no response delivered and no
+   * request released, waiting again while more come, for at most ten times that (a stream that
+   * goes on sending ends the wait), and at once when none came since the last wait ended: call it
    * before a Triton call that may unload a model. */
   async quiet(): Promise<void> {
-    const until = performance.now() + 10 * EXECUTE_GRACE_MS;
-    for (;;) {
-      const now = performance.now();
-      const wait = Math.min(this.#lastCallback + EXECUTE_GRACE_MS, until) - now;
-      if (wait <= 0) return;
-      await new Promise((r) => setTimeout(r, Math.ceil(wait)));
+    if (this.#callbacks === this.#quietAt) return;
+    for (let i = 0; i < 10; i++) {
+      const before = this.#callbacks;
+      await new Promise((r) => setTimeout(r, EXECUTE_GRACE_MS));
+      if (this.#callbacks === before) break;
     }
+    this.#quietAt = this.#callbacks;
   }
 
   /** Takes ownership of a response Triton delivered. */
   adopt(pointer: Ptr): NativeResponse {
-    this.#lastCallback = performance.now();
+    this.#callbacks++;
     const response = new NativeResponse(this, pointer);
     this.responses.add(response);
     return response;
@@ -113,7 +116,7 @@ export class ServerChildren implements ResponseOwner {
 
   /** Deletes a response Triton delivered for a request whose consumer is gone. */
   drop(pointer: Ptr): void {
-    this.#lastCallback = performance.now();
+    this.#callbacks++;
     if (!this.#closed) this.lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
   }
 

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { describeValue, expectRecord, invalidArgument } from "./arguments.ts";
 import { runtimeName } from "../ffi/mod.ts";
 import { TritonError } from "./errors.ts";
 import {
@@ -14,6 +13,7 @@ import {
   kserveService,
 } from "./kserve/handler.ts";
 import type { Server } from "./server.ts";
+import { closing, listenOptions } from "./kserve/lifecycle.ts";
 
 /** Where and how {@link serve} listens, and what it accepts. */
 export interface ServeOptions extends KServeOptions {
@@ -207,25 +207,12 @@ async function listenNode(args: ListenArgs): Promise<Listening & { service: KSer
  *   port is taken, the address is not this machine's).
  */
 export async function serve(server: Server, options: ServeOptions = {}): Promise<HttpService> {
-  expectRecord("serve()'s options", options, "{ hostname?, port?, signal?, … }");
-  const hostname = options.hostname ?? "127.0.0.1";
-  const port = options.port ?? 8000;
-  if (typeof hostname !== "string" || hostname === "") {
-    throw new TritonError(
-      "INVALID_ARG",
-      `hostname must be a non-empty string, not ${describeValue(hostname)}`,
-    );
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new TritonError(
-      "INVALID_ARG",
-      `port must be an integer in [0, 65535], not ${describeValue(port)}`,
-    );
-  }
-  const { signal } = options;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw invalidArgument("signal", "an AbortSignal", signal);
-  }
+  const { hostname, port, signal } = listenOptions(
+    "serve()",
+    options,
+    "{ hostname?, port?, signal?, … }",
+    8000,
+  );
   const args: ListenArgs = {
     hostname,
     port,
@@ -239,41 +226,14 @@ export async function serve(server: Server, options: ServeOptions = {}): Promise
     ? listenBun(args)
     : await listenNode(args);
   const { service } = listening;
-  let closing: Promise<void> | undefined;
-  let onClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (onClosed = resolve));
-  const close = (closeOptions: { readonly timeout?: number } = {}): Promise<void> => {
-    const timeout = closeOptions.timeout;
-    if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0)) {
-      return Promise.reject(
-        new TritonError(
-          "INVALID_ARG",
-          `timeout must be a number of milliseconds >= 0, not ${describeValue(timeout)}`,
-        ),
-      );
-    }
-    return closing ??= (async () => {
-      signal?.removeEventListener("abort", abort);
-      // Deno's shutdown resolves only once the requests in flight are done: not awaited here.
-      const stopped = listening.stopAccepting();
-      if (timeout !== undefined) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = await Promise.race([
-          service.idle().then(() => false),
-          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeout))),
-        ]);
-        clearTimeout(timer);
-        if (late) service.endStreams(new TritonError("UNAVAILABLE", "the HTTP service is closing"));
-      }
-      await service.idle();
-      await stopped;
-      await listening.closeAll();
-      onClosed();
-    })();
-  };
-  const abort = () => void close();
-  if (signal?.aborted) abort();
-  else signal?.addEventListener("abort", abort, { once: true });
+  const { close, closed } = closing({
+    // Deno's shutdown resolves only once the requests in flight are done.
+    stopAccepting: () => listening.stopAccepting(),
+    idle: () => service.idle(),
+    endInFlight: () =>
+      service.endStreams(new TritonError("UNAVAILABLE", "the HTTP service is closing")),
+    finish: () => listening.closeAll(),
+  }, signal);
   const host = listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname;
   return {
     hostname: listening.hostname,

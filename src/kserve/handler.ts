@@ -15,6 +15,7 @@ import { errorResponse, invalid, responseForError, unsupported } from "./errors.
 import type { EventStream } from "./event_stream.ts";
 import { generateEndpoint } from "./generate.ts";
 import { inferEndpoint } from "./infer.ts";
+import { servedExtensions } from "./extensions.ts";
 import { cText } from "./json.ts";
 import { repositoryIndex, repositoryLoad, repositoryUnload } from "./repository.ts";
 import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "./restricted.ts";
@@ -56,15 +57,6 @@ export interface KServeHooks {
 
 /** 64 MiB. */
 export const DEFAULT_MAX_REQUEST_BYTES: number = 64 * 1024 * 1024;
-
-/** Protocol extensions Triton's core reports that this server does not serve over HTTP. */
-const UNSERVED_EXTENSIONS = new Set([
-  "classification",
-  "system_shared_memory",
-  "cuda_shared_memory",
-  "logging",
-  "trace",
-]);
 
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -174,7 +166,7 @@ export function kserveService(
     const meta = server.metadata();
     return json(JSON.stringify({
       ...meta,
-      extensions: meta.extensions.filter((e) => !UNSERVED_EXTENSIONS.has(e)),
+      extensions: servedExtensions(meta.extensions),
     }));
   });
   route(

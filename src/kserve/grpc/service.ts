@@ -7,12 +7,13 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
-import { describeValue, expectRecord } from "../../arguments.ts";
 import { TritonError } from "../../errors.ts";
 import type { ErrorCodeName } from "../../../ffi/mod.ts";
 import type { InferResponse } from "../../response.ts";
 import type { Server } from "../../server.ts";
 import { invalid, unsupported } from "../errors.ts";
+import { servedExtensions } from "../extensions.ts";
+import { closing, listenOptions } from "../lifecycle.ts";
 import { type RestrictedApis, type RestrictedCategory, restrictionCheck } from "../restricted.ts";
 import {
   emptyFinalMessage,
@@ -80,15 +81,6 @@ export const GRPC_STATUS: Readonly<Record<ErrorCodeName, number>> = {
   CANCELLED: Status.CANCELLED,
   UNKNOWN: Status.UNKNOWN,
 };
-
-/** Protocol extensions Triton's core reports that this service does not serve. */
-const UNSERVED_EXTENSIONS = new Set([
-  "classification",
-  "system_shared_memory",
-  "cuda_shared_memory",
-  "logging",
-  "trace",
-]);
 
 /** The largest message either way: what gRPC allows (Triton raises the library's 4 MiB to it). */
 const MAX_MESSAGE_BYTES = 2 ** 31 - 1;
@@ -228,28 +220,12 @@ export async function serveGrpc(
   server: Server,
   options: GrpcServeOptions = {},
 ): Promise<GrpcService> {
-  expectRecord("serveGrpc()'s options", options, "{ hostname?, port?, restrictedApis?, signal? }");
-  const hostname = options.hostname ?? "127.0.0.1";
-  const port = options.port ?? 8001;
-  if (typeof hostname !== "string" || hostname === "") {
-    throw new TritonError(
-      "INVALID_ARG",
-      `hostname must be a non-empty string, not ${describeValue(hostname)}`,
-    );
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new TritonError(
-      "INVALID_ARG",
-      `port must be an integer in [0, 65535], not ${describeValue(port)}`,
-    );
-  }
-  const { signal } = options;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TritonError(
-      "INVALID_ARG",
-      `signal must be an AbortSignal, not ${describeValue(signal)}`,
-    );
-  }
+  const { hostname, port, signal } = listenOptions(
+    "serveGrpc()",
+    options,
+    "{ hostname?, port?, restrictedApis?, signal? }",
+    8001,
+  );
   const restricted = restrictionCheck(options.restrictedApis);
   const root = protocolRoot();
   const type = (name: string) => root.lookupType(name);
@@ -338,7 +314,7 @@ export async function serveGrpc(
     })),
     ServerMetadata: unary("metadata", P + "ServerMetadataResponse", () => {
       const meta = server.metadata();
-      return { ...meta, extensions: meta.extensions.filter((e) => !UNSERVED_EXTENSIONS.has(e)) };
+      return { ...meta, extensions: servedExtensions(meta.extensions) };
     }),
     ModelMetadata: unary(
       "metadata",
@@ -526,46 +502,16 @@ export async function serveGrpc(
     );
   });
 
-  let closing: Promise<void> | undefined;
-  let onClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (onClosed = resolve));
   const idle = () =>
     calls.size === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r));
-  const close = (closeOptions: { readonly timeout?: number } = {}): Promise<void> => {
-    const timeout = closeOptions.timeout;
-    if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0)) {
-      return Promise.reject(
-        new TritonError(
-          "INVALID_ARG",
-          `timeout must be a number of milliseconds >= 0, not ${describeValue(timeout)}`,
-        ),
-      );
-    }
-    return closing ??= (async () => {
-      signal?.removeEventListener("abort", abortAll);
-      const shutdown = new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
-      if (timeout !== undefined) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = await Promise.race([
-          idle().then(() => false),
-          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeout))),
-        ]);
-        clearTimeout(timer);
-        if (late) {
-          for (const c of calls) {
-            c.abort(new TritonError("UNAVAILABLE", "the gRPC service is closing"));
-          }
-          grpcServer.forceShutdown();
-        }
-      }
-      await idle();
-      await shutdown;
-      onClosed();
-    })();
-  };
-  const abortAll = () => void close();
-  if (signal?.aborted) abortAll();
-  else signal?.addEventListener("abort", abortAll, { once: true });
+  const { close, closed } = closing({
+    stopAccepting: () => new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve())),
+    idle,
+    endInFlight: () => {
+      for (const c of calls) c.abort(new TritonError("UNAVAILABLE", "the gRPC service is closing"));
+      grpcServer.forceShutdown();
+    },
+  }, signal);
   return {
     hostname,
     port: bound,

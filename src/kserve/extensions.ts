@@ -1,0 +1,20 @@
+/**
+ * The protocol extensions the front ends report (`/v2`, ServerMetadata): Triton's core's, less
+ * those no front end of this project serves.
+ *
+ * @module
+ */
+
+/** Protocol extensions Triton's core reports that the front ends do not serve. */
+const UNSERVED_EXTENSIONS = new Set([
+  "classification",
+  "system_shared_memory",
+  "cuda_shared_memory",
+  "logging",
+  "trace",
+]);
+
+/** `extensions` (the core's) less the unserved ones. */
+export function servedExtensions(extensions: readonly string[]): string[] {
+  return extensions.filter((e) => !UNSERVED_EXTENSIONS.has(e));
+}

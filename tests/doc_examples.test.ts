@@ -7,29 +7,18 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import process from "node:process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { test } from "./support/test.ts";
+import { ROOT as root, tsFiles } from "./support/source_files.ts";
 import { MODEL_REPOSITORY } from "./support/env.ts";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 interface Example {
   /** `file:line` of the `@example`. */
   readonly at: string;
   readonly code: string;
-}
-
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, dir))) {
-    const path = join(dir, name);
-    if (statSync(join(root, path)).isDirectory()) out.push(...tsFiles(path));
-    else if (name.endsWith(".ts")) out.push(path);
-  }
-  return out;
 }
 
 /** The fenced `ts` blocks that follow an `@example` tag in `file`'s comments. */

@@ -4,24 +4,12 @@
  * mutable state (no top-level `let`, no top-level scratch arrays).
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { test } from "./support/test.ts";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+import { ROOT as root, tsFiles } from "./support/source_files.ts";
 
 /** Every `.ts` file under `dir` (relative to the repository root). */
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, dir))) {
-    const path = join(dir, name);
-    if (statSync(join(root, path)).isDirectory()) out.push(...tsFiles(path));
-    else if (name.endsWith(".ts")) out.push(path);
-  }
-  return out;
-}
-
 /** The relative modules `file` imports or re-exports, as repository paths. */
 function imports(file: string): string[] {
   const source = readFileSync(join(root, file), "utf8");

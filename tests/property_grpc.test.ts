@@ -13,25 +13,14 @@ import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import fc from "fast-check";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
-import { encodeBytes } from "../src/bytes.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/service.ts";
 import { test } from "./support/test.ts";
+import { type Dtype, DTYPES, ELEMENTS, rawBytes } from "./support/fuzz_tensors.ts";
 import { idle, sharedServer, stopShared } from "./support/env.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261202);
 const encoder = new TextEncoder();
-
-const ELEMENTS = {
-  INT32: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
-  UINT8: fc.integer({ min: 0, max: 255 }),
-  INT64: fc.maxSafeInteger(),
-  FP32: fc.float({ noNaN: true, noDefaultInfinity: true }).map((v) => (Object.is(v, -0) ? 0 : v)),
-  BOOL: fc.boolean(),
-  BYTES: fc.string({ maxLength: 8 }),
-} as const;
-type Dtype = keyof typeof ELEMENTS;
-const DTYPES = Object.keys(ELEMENTS) as Dtype[];
 
 /** The typed-contents field and values of `values`. */
 function typed(dtype: Dtype, values: unknown[]): Record<string, unknown[]> {
@@ -48,23 +37,6 @@ function typed(dtype: Dtype, values: unknown[]): Record<string, unknown[]> {
       return { bool_contents: values };
     case "BYTES":
       return { bytes_contents: (values as string[]).map((s) => encoder.encode(s)) };
-  }
-}
-
-function raw(dtype: Dtype, values: unknown[]): Uint8Array {
-  switch (dtype) {
-    case "INT32":
-      return new Uint8Array(Int32Array.from(values as number[]).buffer);
-    case "UINT8":
-      return Uint8Array.from(values as number[]);
-    case "INT64":
-      return new Uint8Array(BigInt64Array.from(values as number[], BigInt).buffer);
-    case "FP32":
-      return new Uint8Array(Float32Array.from(values as number[]).buffer);
-    case "BOOL":
-      return Uint8Array.from(values as boolean[], (b) => (b ? 1 : 0));
-    case "BYTES":
-      return encodeBytes((values as string[]).map((s) => encoder.encode(s)));
   }
 }
 
@@ -128,8 +100,8 @@ test("generated ModelInfer requests are echoed exactly or fail INVALID_ARGUMENT"
         : c.datatype === "wrong"
         ? (c.dtype === "INT32" ? "FP32" : "INT32")
         : "FLOAT";
-      const bytes = raw(c.dtype, c.values);
-      const rawBytes = c.rawDelta ? new Uint8Array([...bytes, 0]) : bytes;
+      const bytes = rawBytes(c.dtype, c.values);
+      const rawSent = c.rawDelta ? new Uint8Array([...bytes, 0]) : bytes;
       const request: Record<string, unknown> = {
         model_name: model,
         inputs: [{
@@ -140,21 +112,21 @@ test("generated ModelInfer requests are echoed exactly or fail INVALID_ARGUMENT"
             ? { contents: typed(c.dtype, c.values) }
             : {}),
         }],
-        ...(c.form === "raw" || c.form === "both" ? { raw_input_contents: [rawBytes] } : {}),
+        ...(c.form === "raw" || c.form === "both" ? { raw_input_contents: [rawSent] } : {}),
       };
       // No data at all is a well-formed empty tensor where the shape holds no element; raw data
       // fits when its size is the shape's (an extra zero byte is one more UINT8 or BOOL element).
       const size = ELEMENT_BYTES[c.dtype];
       const rawFits = size === undefined
         ? c.shapeDelta === 0 && c.rawDelta === 0
-        : (n + c.shapeDelta) * size === rawBytes.length;
+        : (n + c.shapeDelta) * size === rawSent.length;
       const wellFormed = c.datatype === "right" && c.form !== "both" &&
         (c.form === "neither"
           ? n + c.shapeDelta === 0
           : c.form === "typed"
           ? c.shapeDelta === 0
           : rawFits);
-      const echo = c.form === "neither" ? [] : Array.from(c.form === "raw" ? rawBytes : bytes);
+      const echo = c.form === "neither" ? [] : Array.from(c.form === "raw" ? rawSent : bytes);
       const r = await infer(request);
       if ("ok" in r) {
         assert.ok(wellFormed, `accepted: ${JSON.stringify(c)}`);

@@ -13,8 +13,8 @@ import process from "node:process";
 import { after } from "node:test";
 import fc from "fast-check";
 import { kserveHandler } from "../serve.ts";
-import { encodeBytes } from "../src/bytes.ts";
 import { test } from "./support/test.ts";
+import { type Dtype, DTYPES, ELEMENTS, rawBytes } from "./support/fuzz_tensors.ts";
 import { idle, liveCounter, sharedServer, stopShared } from "./support/env.ts";
 
 after(stopShared);
@@ -23,36 +23,6 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261202);
 const params = { numRuns: RUNS, seed: SEED, endOnFailure: true };
 const encoder = new TextEncoder();
-
-/** The element values of each data type served here, as JSON carries them. */
-const ELEMENTS = {
-  INT32: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
-  UINT8: fc.integer({ min: 0, max: 255 }),
-  INT64: fc.maxSafeInteger(),
-  FP32: fc.float({ noNaN: true, noDefaultInfinity: true }).map((v) => (Object.is(v, -0) ? 0 : v)),
-  BOOL: fc.boolean(),
-  BYTES: fc.string({ maxLength: 8 }),
-} as const;
-type Dtype = keyof typeof ELEMENTS;
-const DTYPES = Object.keys(ELEMENTS) as Dtype[];
-
-/** The raw bytes of `values` as the binary extension carries them (little-endian). */
-function rawBytes(dtype: Dtype, values: unknown[]): Uint8Array {
-  switch (dtype) {
-    case "INT32":
-      return new Uint8Array(Int32Array.from(values as number[]).buffer);
-    case "UINT8":
-      return Uint8Array.from(values as number[]);
-    case "INT64":
-      return new Uint8Array(BigInt64Array.from(values as number[], BigInt).buffer);
-    case "FP32":
-      return new Uint8Array(Float32Array.from(values as number[]).buffer);
-    case "BOOL":
-      return Uint8Array.from(values as boolean[], (b) => (b ? 1 : 0));
-    case "BYTES":
-      return encodeBytes((values as string[]).map((s) => encoder.encode(s)));
-  }
-}
 
 interface Case {
   dtype: Dtype;

@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException
+from tritonclient_values import IDENTITY_VALUES
 
 
 def main(url: str) -> None:
@@ -44,23 +45,8 @@ def main(url: str) -> None:
     assert result.get_response().id == "tc-1"
     checks += 3
 
-    values = {
-        "BOOL": np.array([[True, False, True]]),
-        "UINT8": np.array([[0, 255, 7]], dtype=np.uint8),
-        "UINT16": np.array([[0, 65535, 7]], dtype=np.uint16),
-        "UINT32": np.array([[0, 4294967295, 7]], dtype=np.uint32),
-        "UINT64": np.array([[0, 18446744073709551615, 7]], dtype=np.uint64),
-        "INT8": np.array([[-128, 127, 0]], dtype=np.int8),
-        "INT16": np.array([[-32768, 32767, 0]], dtype=np.int16),
-        "INT32": np.array([[-2147483648, 2147483647, 0]], dtype=np.int32),
-        "INT64": np.array([[-9223372036854775808, 9223372036854775807, 0]], dtype=np.int64),
-        "FP16": np.array([[1.0, -2.5, 65504.0]], dtype=np.float16),
-        "FP32": np.array([[1.5, -0.25, 3.0e38]], dtype=np.float32),
-        "FP64": np.array([[np.pi, -1e-300, 1e300]], dtype=np.float64),
-        "BYTES": np.array([[b"a", b"\xc3\xa9", b""]], dtype=np.object_),
-    }
-    for dtype, data in values.items():
-        model = "identity_bytes" if dtype == "BYTES" else f"identity_{dtype.lower()}"
+    for dtype, data in IDENTITY_VALUES.items():
+        model = "identity_" + dtype.lower()
         tensor = grpcclient.InferInput("INPUT0", list(data.shape), dtype)
         tensor.set_data_from_numpy(data)
         out = client.infer(model, [tensor]).as_numpy("OUTPUT0")

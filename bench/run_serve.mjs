@@ -48,87 +48,28 @@ writeFileSync(sleepData, JSON.stringify({ data: [{ COUNT: [8], DELAY_MS: [10] }]
 
 const HTTP = "127.0.0.1:18000";
 const GRPC = "127.0.0.1:18001";
+
+/** perf_analyzer's arguments for `model` over `protocol` at `concurrency`, and `extra`. */
+function load(protocol, model, concurrency, extra = []) {
+  const url = protocol === "http" ? HTTP : GRPC;
+  const range = `${concurrency}:${concurrency}`;
+  return ["-i", protocol, "-u", url, "-m", model, "--concurrency-range", range, ...extra];
+}
+const identity = ["--shape", "INPUT0:16"];
+const streaming = ["--async", "--streaming", "true"];
 const ROWS = [
-  ["HTTP c1", [
-    "-i",
-    "http",
-    "-u",
-    HTTP,
-    "-m",
-    "identity_int32",
-    "--shape",
-    "INPUT0:16",
-    "--concurrency-range",
-    "1:1",
-  ]],
-  ["HTTP c16", [
-    "-i",
-    "http",
-    "-u",
-    HTTP,
-    "-m",
-    "identity_int32",
-    "--shape",
-    "INPUT0:16",
-    "--concurrency-range",
-    "16:16",
-  ]],
-  ["gRPC c1", [
-    "-i",
-    "grpc",
-    "-u",
-    GRPC,
-    "-m",
-    "identity_int32",
-    "--shape",
-    "INPUT0:16",
-    "--concurrency-range",
-    "1:1",
-  ]],
-  ["gRPC c16", [
-    "-i",
-    "grpc",
-    "-u",
-    GRPC,
-    "-m",
-    "identity_int32",
-    "--shape",
-    "INPUT0:16",
-    "--concurrency-range",
-    "16:16",
-  ]],
-  ["gRPC stream async_execute_decouple b8 c128", [
-    "-i",
-    "grpc",
-    "-u",
-    GRPC,
-    "-m",
-    "async_execute_decouple",
-    "--async",
-    "--streaming",
-    "true",
-    "-b",
-    "8",
-    "--concurrency-range",
-    "128:128",
-    "--input-data",
-    "zero",
-  ]],
-  ["gRPC stream sleep_stream c128 ×8", [
-    "-i",
-    "grpc",
-    "-u",
-    GRPC,
-    "-m",
-    "sleep_stream",
-    "--async",
-    "--streaming",
-    "true",
-    "--concurrency-range",
-    "128:128",
-    "--input-data",
-    sleepData,
-  ]],
+  ["HTTP c1", load("http", "identity_int32", 1, identity)],
+  ["HTTP c16", load("http", "identity_int32", 16, identity)],
+  ["gRPC c1", load("grpc", "identity_int32", 1, identity)],
+  ["gRPC c16", load("grpc", "identity_int32", 16, identity)],
+  [
+    "gRPC stream async_execute_decouple b8 c128",
+    load("grpc", "async_execute_decouple", 128, [...streaming, "-b", "8", "--input-data", "zero"]),
+  ],
+  [
+    "gRPC stream sleep_stream c128 ×8",
+    load("grpc", "sleep_stream", 128, [...streaming, "--input-data", sleepData]),
+  ],
 ];
 
 /** Starts one server; resolves with a stop function once both ports answer. */

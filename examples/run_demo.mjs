@@ -3,7 +3,8 @@
 // and uses the project's fake core, and says which it used.
 // Set DEMO_RUNTIME=bun or DEMO_RUNTIME=node to run it on another runtime. Every runtime is the
 // one npm installed under node_modules/.bin. An argument names another example to run the same
-// way (`npm run serve` runs examples/serve.ts). Plain Node ESM (`deno task demo` runs it on Deno).
+// way (`npm run serve` runs examples/serve.ts); the arguments after it are the example's own
+// (`npm run example:ocr -- image.png`). Plain Node ESM (`deno task demo` runs it on Deno).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -38,7 +39,7 @@ const [cmd, args] = runtimeCommand(root, env.DEMO_RUNTIME ?? "deno", script, {
 });
 // The example runs as a child: the signals that stop this process (SIGINT, SIGTERM from a
 // supervisor or `kill`) are passed on, so that a serving example stops with it.
-const child = spawn(cmd, args, { stdio: "inherit", cwd: root, env });
+const child = spawn(cmd, [...args, ...process.argv.slice(3)], { stdio: "inherit", cwd: root, env });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => child.kill(signal));
 }

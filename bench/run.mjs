@@ -245,3 +245,13 @@ console.log("\n" + md);
 console.log(
   `bench: wrote bench/results/${core}.json, ${core}.md and ${core}.svg (${report.seconds} s)`,
 );
+// The OCR scenarios (a real model through the onnxruntime backend) follow on a real core that
+// has the backends they need; bench/run_ocr.mjs says why not otherwise.
+if (core === "real") {
+  const ocr = spawnSync(toolchainBin(root, "node"), [join(root, "bench", "run_ocr.mjs")], {
+    cwd: root,
+    env,
+    stdio: "inherit",
+  });
+  if (ocr.status !== 0) process.exit(ocr.status ?? 1);
+}

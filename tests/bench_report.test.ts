@@ -1,8 +1,8 @@
 /**
  * The bench's report writers on a fixed report (no run, no core): bench/table.mjs puts the Python
  * API's column beside the bindings' with its ratios, leaves its FFI-layer cells empty, says which
- * columns ran, and counts the rows a runtime is behind it on; the targets, streams included, with
- * each run also paired with the C run made just before it; bench/chart.mjs draws a bar per
+ * columns ran, and counts the rows a runtime is behind it on; medians with the spread of their
+ * runs, the targets on the ratio of medians, and how steady the C reference was; bench/chart.mjs draws a bar per
  * runtime and scenario and the C and Python references as lines, all on the panel's one scale.
  *
  * @module
@@ -46,8 +46,8 @@ function report(python: Record<string, unknown>) {
     core: "real",
     machine: { cpus: 2, model: "AMD EPYC" },
     durationMs: 1000,
-    rounds: 2,
-    cRuns: 9,
+    rounds: 5,
+    cRuns: 6,
     seconds: 300,
     loadAverage: { start: 0.5, end: 1.26 },
     native: { handoff: c, direct: c },
@@ -162,28 +162,48 @@ test("table: the RSS before and after the scenarios, and the responses still hel
   assert.deepEqual(row(md, "native responses held after").slice(1), ["256", "256", "256"]);
 });
 
-test("table: the targets, streams included, with each run paired with the C run before it", () => {
+test("table: medians with their spread, targets on the ratio of medians, C's stability", () => {
   const r = report(ran);
-  // deno's two rounds: 1 stream at 0.6× and 0.4× of the C run made just before each, 128 streams
-  // at 0.5× and 0.7×; concurrency 1 at 0.5× and 1.0× (C p50 / binding p50).
-  const pair = (c1: number, b1: number, cs: number, bs: number, c128: number, b128: number) => ({
-    c: { latency_1x16: { p50: c1 }, stream_1x100000: cs, stream_128x1000: c128 },
-    binding: { latency_1x16: { p50: b1 }, stream_1x100000: bs, stream_128x1000: b128 },
+  // Three C hand-off runs and three of deno's: the report's figures are their medians, and the
+  // cells show half the range of the runs relative to the median.
+  const c = (p50: number, c128: number, s1: number) => ({
+    latency_1x16: { p50 },
+    throughput_c128_1x16: c128,
+    stream_1x100000: s1,
   });
+  const native = r.native as Record<string, unknown>;
+  native.handoff = { ...r.native.handoff, ...c(20, 80_000, 600_000) };
+  native.handoffRuns = [c(19, 76_000, 600_000), c(20, 80_000, 570_000), c(21, 84_000, 630_000)];
   const bindings = r.bindings as Record<string, Record<string, unknown>>;
-  bindings.deno.pairs = [
-    pair(20, 40, 500_000, 300_000, 200_000, 100_000),
-    pair(30, 30, 400_000, 160_000, 100_000, 70_000),
-  ];
+  bindings.deno.scenarios = { ...r.bindings.deno.scenarios, ...c(25, 60_000, 450_000) };
+  bindings.deno.runs = [c(24, 60_000, 400_000), c(25, 57_000, 450_000), c(26, 66_000, 500_000)];
   const md = table(r);
-  // The table's own ratios: deno 90,000/s and 80,000/s against C's 600,000/s and 400,000/s.
-  assert.deepEqual(row(md, "1 stream × 100,000 ≥ 0.5×").slice(1), [
-    "0.15× ✗ (paired 0.50×)",
+  assert.equal(row(md, "latency c1, INT32 [1,16], p50 µs")[2], "20.0 ±5.0%");
+  // 20 / 25 = 0.80×; the runs 24–26 lie within ±1 of 25.
+  assert.equal(row(md, "latency c1, INT32 [1,16], p50 µs")[3], "25.0 ±4.0% (0.80×)");
+  assert.equal(row(md, "throughput c128, [1,16]")[3], "60,000 ±7.5% (0.75×)");
+  assert.equal(row(md, "1 stream × 100,000")[3], "450,000 ±11% (0.75×)");
+  // One run (bun, node and the Python API here): no spread.
+  assert.equal(row(md, "throughput c128, [1,16]")[4], "32,000 (0.40×)");
+  assert.equal(row(md, "c1 p50 latency [1,16] ≥ 0.8×")[1], "0.80× ✓");
+  assert.equal(row(md, "c128 throughput [1,16] ≥ 0.75×")[1], "0.75× ✓");
+  assert.deepEqual(row(md, "1 stream × 100,000 ≥ 0.7×").slice(1), [
+    "0.75× ✓",
     "0.07× ✗",
     "0.30× ✗",
   ]);
-  assert.equal(row(md, "128 streams × 1,000 ≥ 0.5×")[1], "0.20× ✗ (paired 0.60×)");
-  assert.equal(row(md, "c1 p50 latency [1,16] ≥ 0.8×")[1], "0.50× ✗ (paired 0.75×)");
-  assert.equal(row(md, "c128 throughput [1,16] ≥ 0.6×")[1], "0.80× ✓");
-  assert.match(md, /concurrency 128 ≥ 0\.6×, streams ≥ 0\.5×; and never behind the Python API/);
+  assert.equal(row(md, "128 streams × 1,000 ≥ 0.6×")[1], "0.20× ✗");
+  assert.match(
+    md,
+    /5 alternating rounds \(C hand-off, each runtime, the Python API\), C hand-off: median of 6 runs;/,
+  );
+  assert.match(
+    md,
+    /C hand-off stability, its runs' spread against the widest binding's: c1 p50 ±5\.0% \(bindings up to ±4\.0%\), c128 \[1,16\] ±5\.0% \(bindings up to ±7\.5%\),/,
+  );
+  assert.match(md, /The reference moved more than every binding on: c1 p50\./);
+  assert.match(
+    md,
+    /concurrency 128 ≥ 0\.75×, 1 stream ≥ 0\.7×, 128 streams ≥ 0\.6×; and never behind/,
+  );
 });

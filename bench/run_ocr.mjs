@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { runtimeCommand, toolchainBin } from "../tests/runtime_command.mjs";
+import { median } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const build = join(root, ".build", "bench_ocr");
@@ -95,10 +96,6 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 /** Median and spread of one figure over the rounds (latencies: their p50). */
 function figure(name, scenario) {
   const xs = runs[name].map((r) => r.scenarios[scenario]).filter((v) => v !== undefined)

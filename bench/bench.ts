@@ -6,7 +6,8 @@
  * Environment: `BENCH_MODELS` (model repository, default tests/models), `BENCH_DURATION_MS`
  * (per timed run, default 1000), `BENCH_ONLY` (comma-separated sections or scenario names:
  * `micro`, `bigOutput`, `floor` (the FFI layer alone), `scenarios` (all of them),
- * `latency_1x16`, …; all by default),
+ * `latency_1x16`, …, `scaling` (bench/inference.ts's scaling rows, after the scenarios); all by
+ * default),
  * `TRITONFFI_CALLBACKS` (see README).
  *
  * @module
@@ -16,7 +17,7 @@ import process from "node:process";
 import { loadTriton, Server } from "../mod.ts";
 import { env, runtimeName } from "../ffi/mod.ts";
 import { bigOutput } from "./big_output.ts";
-import { inference, SCENARIOS } from "./inference.ts";
+import { inference, scaling, SCENARIOS } from "./inference.ts";
 import { floor } from "./floor.ts";
 import { micro } from "./micro.ts";
 
@@ -68,6 +69,7 @@ const results = {
   bigOutput: only("bigOutput") ? await bigOutput(server, lib) : undefined,
   floor: only("floor") ? await floor(lib, server.inferTarget("identity_int32", -1), ms) : undefined,
   ...(await measuredMemory(() => inference(server, ms, only))),
+  scaling: only("scaling") ? await scaling(server, ms) : undefined,
 };
 await server.stop();
 const json = JSON.stringify(results, null, 2);

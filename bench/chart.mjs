@@ -1,8 +1,10 @@
 // Draws a bench/run.mjs report as an SVG chart (bench/results/<core>.svg): one panel per
 // public-API scenario (p50 latencies, throughputs, streams), a bar per runtime, and the C
-// hand-off client and Triton's Python API as horizontal reference lines. Each panel has its own
-// linear scale from zero. Plain Node ESM, no dependency.
-import { fmt, pythonScenarios, RUNTIMES } from "./table.mjs";
+// hand-off client and Triton's Python API as horizontal reference lines, each panel on its own
+// linear scale from zero; then, when the report has its scaling rows, two wide panels of lines:
+// throughput (linear from zero) and p99 latency (logarithmic) against concurrency 1 to 4096, a
+// line per runtime and one for C. Plain Node ESM, no dependency.
+import { fmt, pythonScenarios, RUNTIMES, SCALE_CONCURRENCY } from "./table.mjs";
 
 /** [scenario, field, title, unit line]: the panels, in table order. */
 export const PANELS = [
@@ -128,13 +130,101 @@ function panel(x, y, [key, field, title, unit], report, present, py) {
   return out.join("\n");
 }
 
+/** [field, title, unit line, logarithmic]: the scaling panels. */
+export const SCALE_PANELS = [
+  ["rate", "throughput by concurrency, identity [1,16]", "inferences/s", false],
+  [
+    "p99",
+    "p99 latency by concurrency, identity [1,16]",
+    "p99 µs (log scale; lower is better)",
+    true,
+  ],
+];
+const SCALE_W = 2 * PANEL_W;
+const SCALE_PLOT = { left: 52, right: SCALE_W - 70, top: 42, bottom: 186 };
+
+/** One scaling panel (a line per runtime and for C), its top left corner at (x, y). */
+function scalePanel(x, y, [field, title, unit, log], report, present) {
+  const series = [
+    ...present.map((r) => [r, report.bindings[r].scaling, COLORS[r] ?? "#777"]),
+    ["C", report.native.scaling, C_LINE],
+  ].map(([name, sc, color]) => [
+    name,
+    SCALE_CONCURRENCY.map((n) => value(sc?.[`scale_c${n}`], field)),
+    color,
+  ]);
+  const all = series.flatMap(([, vs]) => vs).filter((v) => v !== undefined && (!log || v > 0));
+  const out = [`<g transform="translate(${x},${y})">`];
+  out.push(text(SCALE_W / 2, 16, title, 'text-anchor="middle" font-weight="bold"'));
+  out.push(text(SCALE_W / 2, 30, unit, 'text-anchor="middle" fill="#555"'));
+  const P = SCALE_PLOT;
+  const xs = (i) => P.left + ((P.right - P.left) * i) / (SCALE_CONCURRENCY.length - 1);
+  let ys;
+  if (log) {
+    const lo = Math.floor(Math.log10(Math.min(...all)));
+    const hi = Math.ceil(Math.log10(Math.max(...all)));
+    const span = Math.max(hi - lo, 1);
+    ys = (v) => P.bottom - ((P.bottom - P.top) * (Math.log10(v) - lo)) / span;
+    for (let e = lo; e <= lo + span; e++) {
+      const yy = ys(10 ** e).toFixed(1);
+      out.push(`<line x1="${P.left}" x2="${P.right}" y1="${yy}" y2="${yy}" stroke="#e4e4e4"/>`);
+      out.push(text(P.left - 4, +yy + 3.5, tick(10 ** e), 'text-anchor="end" fill="#666"'));
+    }
+  } else {
+    const step = niceStep(Math.max(...all) * 1.08);
+    const top = Math.ceil((Math.max(...all) * 1.08) / step) * step;
+    ys = (v) => P.bottom - ((P.bottom - P.top) * v) / top;
+    for (let v = 0; v <= top + step / 2; v += step) {
+      const yy = ys(v).toFixed(1);
+      out.push(`<line x1="${P.left}" x2="${P.right}" y1="${yy}" y2="${yy}" stroke="#e4e4e4"/>`);
+      out.push(text(P.left - 4, +yy + 3.5, tick(v), 'text-anchor="end" fill="#666"'));
+    }
+  }
+  SCALE_CONCURRENCY.forEach((n, i) => {
+    out.push(text(xs(i), P.bottom + 13, `c${n}`, 'text-anchor="middle"'));
+  });
+  for (const [name, vs, color] of series) {
+    const points = vs.map((v, i) => [i, v]).filter(([, v]) => v !== undefined && (!log || v > 0));
+    if (points.length === 0) continue;
+    const id = name === "C" ? "c" : name;
+    out.push(
+      `<polyline class="scale" data-series="${id}" fill="none" stroke="${color}" ` +
+        `stroke-width="1.8" points="${
+          points.map(([i, v]) => `${xs(i).toFixed(1)},${ys(v).toFixed(1)}`).join(" ")
+        }"/>`,
+    );
+    for (const [i, v] of points) {
+      out.push(
+        `<circle class="point" data-series="${id}" data-concurrency="${SCALE_CONCURRENCY[i]}" ` +
+          `data-value="${v}" cx="${xs(i).toFixed(1)}" cy="${ys(v).toFixed(1)}" r="2.6" ` +
+          `fill="${color}"/>`,
+      );
+    }
+    const [li, lv] = points.at(-1);
+    out.push(
+      text(
+        xs(li) + 6,
+        (ys(lv) + 3.5).toFixed(1),
+        `${name} ${fmt(lv)}`,
+        `fill="${color}" font-size="9.5"`,
+      ),
+    );
+  }
+  out.push(
+    `<line x1="${P.left}" x2="${P.right}" y1="${P.bottom}" y2="${P.bottom}" stroke="#444"/>`,
+  );
+  out.push("</g>");
+  return out.join("\n");
+}
+
 /** The chart of `report` (the object bench/run.mjs writes as <core>.json), as SVG text. */
 export function chart(report) {
   const present = RUNTIMES.filter((r) => report.bindings?.[r]);
   const py = pythonScenarios(report);
   const rows = Math.ceil(PANELS.length / COLUMNS);
+  const scaled = report.native?.scaling !== undefined;
   const width = COLUMNS * PANEL_W;
-  const height = HEADER_H + rows * PANEL_H + 8;
+  const height = HEADER_H + (rows + (scaled ? 1 : 0)) * PANEL_H + 8;
   const core = report.core === "real" ? "real core (libtritonserver.so, CPU-only)" : "fake core";
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
@@ -179,6 +269,11 @@ export function chart(report) {
     const y = HEADER_H + Math.floor(i / COLUMNS) * PANEL_H;
     out.push(panel(x, y, spec, report, present, py));
   });
+  if (scaled) {
+    SCALE_PANELS.forEach((spec, i) => {
+      out.push(scalePanel(i * SCALE_W, HEADER_H + rows * PANEL_H, spec, report, present));
+    });
+  }
   out.push("</svg>");
   return out.join("\n") + "\n";
 }

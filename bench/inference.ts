@@ -7,10 +7,16 @@
  * - `stream_RxE`: R concurrent repeat_int32 requests of E elements (DELAY 0, WAIT 0), each
  *   streaming E responses: responses per second.
  *
+ * And how cost grows with work ({@link scaling}): `scale_cN`, identity_int32 [1,16] at
+ * concurrency N from 1 to 4096 (inferences/s, p99 µs of every inference, the process's RSS in MiB
+ * when the timed run ends, N requests in flight), and `streams_10000x100`, 10,000 concurrent
+ * repeat_int32 streams of 100 responses (responses/s, RSS once all are issued).
+ *
  * Each timed run follows a warm-up of a quarter of its duration.
  *
  * @module
  */
+import process from "node:process";
 import type { Model, Server } from "../mod.ts";
 
 /** Latency at concurrency 1, µs. */
@@ -30,30 +36,38 @@ function identityInputs(rows: number) {
   return { INPUT0: { dtype: "INT32" as const, shape: [rows, 16], data } };
 }
 
-/** Runs inferences from `workers` concurrent loops until `ms` have passed. */
+/** The process's resident set, MiB. */
+const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
+
+/** Runs inferences from `workers` concurrent loops until `ms` have passed; `rssAtEnd` is the RSS
+ * the first worker to see the end read, every worker's request still in flight. */
 async function loop(
   model: Model,
   rows: number,
   workers: number,
   ms: number,
   latencies?: number[],
-): Promise<{ inferences: number; seconds: number }> {
+): Promise<{ inferences: number; seconds: number; rssAtEnd: number }> {
   const inputs = identityInputs(rows);
   const start = performance.now();
   const end = start + ms;
   let inferences = 0;
+  let rssAtEnd = 0;
   const worker = async () => {
-    while (performance.now() < end) {
+    for (;;) {
       const t0 = performance.now();
+      if (t0 >= end) break;
       for await (const r of model.infer({ inputs })) {
         sink += (r.outputs.OUTPUT0.data as Int32Array)[0];
       }
-      latencies?.push(performance.now() - t0);
+      const t1 = performance.now();
+      latencies?.push(t1 - t0);
       inferences++;
+      if (t1 >= end && rssAtEnd === 0) rssAtEnd = rssMiB();
     }
   };
   await Promise.all(Array.from({ length: workers }, worker));
-  return { inferences, seconds: (performance.now() - start) / 1000 };
+  return { inferences, seconds: (performance.now() - start) / 1000, rssAtEnd };
 }
 
 async function latency(model: Model, rows: number, ms: number): Promise<Latency> {
@@ -75,6 +89,16 @@ async function throughput(model: Model, rows: number, workers: number, ms: numbe
 }
 
 async function stream(model: Model, requests: number, elements: number): Promise<number> {
+  return (await streams(model, requests, elements)).rate;
+}
+
+/** `requests` concurrent streams of `elements` responses: responses/s, and the RSS once every
+ * request is issued. */
+async function streams(
+  model: Model,
+  requests: number,
+  elements: number,
+): Promise<{ rate: number; rssMiB: number }> {
   const inputs = {
     IN: new Int32Array(elements),
     DELAY: new Uint32Array(elements),
@@ -82,7 +106,7 @@ async function stream(model: Model, requests: number, elements: number): Promise
   };
   const start = performance.now();
   let responses = 0;
-  await Promise.all(
+  const all = Promise.all(
     Array.from({ length: requests }, async () => {
       for await (const r of model.infer({ inputs })) {
         sink += (r.outputs.OUT.data as Int32Array)[0];
@@ -90,10 +114,13 @@ async function stream(model: Model, requests: number, elements: number): Promise
       }
     }),
   );
+  // `model.infer()` submits synchronously: every request above is in Triton's hands by now.
+  const rss = rssMiB();
+  await all;
   if (responses !== requests * elements) {
     throw new Error(`${responses} responses, expected ${requests * elements}`);
   }
-  return responses / ((performance.now() - start) / 1000);
+  return { rate: responses / ((performance.now() - start) / 1000), rssMiB: rss };
 }
 
 /** The scenario names, in table order. */
@@ -130,4 +157,47 @@ export async function inference(
   for (const name of SCENARIOS) if (only(name)) results[name] = await run[name]();
   if (sink === 0.5) console.log(sink); // keeps reads observable
   return results;
+}
+
+/** One concurrency's row of {@link scaling}. */
+export interface ScaleResult {
+  /** Inferences per second. */
+  rate: number;
+  /** The 99th percentile of every inference's latency, µs. */
+  p99: number;
+  /** The process's RSS when the timed run ended, MiB. */
+  rssMiB: number;
+}
+
+/** The concurrencies of the scaling rows, and its streams. */
+export const SCALE_CONCURRENCY = [1, 8, 64, 512, 4096] as const;
+export const SCALE_STREAMS = { requests: 10_000, elements: 100 } as const;
+
+/** How cost grows with work: `scale_cN` for every {@link SCALE_CONCURRENCY} (in that order, so
+ * that each RSS is read with more in flight than the last) and `streams_10000x100`. */
+export async function scaling(
+  server: Server,
+  ms: number,
+): Promise<Record<string, ScaleResult | { rate: number; rssMiB: number }>> {
+  const identity = server.model("identity_int32");
+  const out: Record<string, ScaleResult | { rate: number; rssMiB: number }> = {};
+  for (const n of SCALE_CONCURRENCY) {
+    await loop(identity, 1, n, ms / 4);
+    const lat: number[] = [];
+    const { inferences, seconds, rssAtEnd } = await loop(identity, 1, n, ms, lat);
+    lat.sort((a, b) => a - b);
+    out[`scale_c${n}`] = {
+      rate: inferences / seconds,
+      p99: lat[Math.floor((lat.length * 99) / 100)] * 1000,
+      rssMiB: rssAtEnd,
+    };
+  }
+  const { requests, elements } = SCALE_STREAMS;
+  out[`streams_${requests}x${elements}`] = await streams(
+    server.model("repeat_int32"),
+    requests,
+    elements,
+  );
+  if (sink === 0.5) console.log(sink);
+  return out;
 }

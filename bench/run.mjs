@@ -157,23 +157,28 @@ const pythonRuns = () => python.version !== undefined && python.failed === undef
 
 // Each round runs the C client's hand-off mode, then every runtime, then the Python API, so that
 // load from elsewhere on the machine falls on every column alike; C runs once more at the end.
-// Every run is kept; the report's figures are the medians over the rounds. The first C run also
+// Every run is kept; the report's figures are the medians over the rounds. The scaling rows
+// (bench/inference.ts) are the C client's hand-off mode and the bindings only. The first C run also
 // measures the raw calls, the memcpy and the direct mode; each runtime's first run its raw calls,
 // big output and memory.
 let first;
 const handoffRuns = [];
+const scalingRuns = [];
 const runs = Object.fromEntries(only.map((name) => [name, []]));
 const handoff = (when) => {
   console.log(`bench: ${when}: C client`);
-  const r = native(first === undefined ? "micro,bigOutput,handoff,direct" : "handoff");
+  const r = native(
+    first === undefined ? "micro,bigOutput,handoff,direct,scaling" : "handoff,scaling",
+  );
   first ??= r;
   handoffRuns.push(r.handoff);
+  scalingRuns.push(r.scaling);
 };
 for (let round = 1; round <= rounds; round++) {
   handoff(`round ${round}/${rounds}`);
   for (const name of only) {
     console.log(`bench: round ${round}/${rounds}: ${name}`);
-    runs[name].push(binding(name, round === 1 ? {} : { BENCH_ONLY: "floor,scenarios" }));
+    runs[name].push(binding(name, round === 1 ? {} : { BENCH_ONLY: "floor,scenarios,scaling" }));
   }
   if (pythonRuns()) {
     console.log(`bench: round ${round}/${rounds}: Python API`);
@@ -187,8 +192,16 @@ const js = Object.fromEntries(only.map((name) => [name, {
   floor: medianOf(runs[name].map((r) => r.floor)),
   runs: runs[name].map((r) => r.scenarios),
   floorRuns: runs[name].map((r) => r.floor),
+  scaling: medianOf(runs[name].map((r) => r.scaling)),
+  scalingRuns: runs[name].map((r) => r.scaling),
 }]));
-const c = { ...first, handoff: medianOf(handoffRuns), handoffRuns };
+const c = {
+  ...first,
+  handoff: medianOf(handoffRuns),
+  handoffRuns,
+  scaling: medianOf(scalingRuns),
+  scalingRuns,
+};
 const jsCallbacks = {};
 // The JS-callback path, for comparison (concurrency 1 and 128 only).
 for (const name of only) {

@@ -102,6 +102,90 @@ function columnsNote(report, present) {
   return `Columns run: C client (direct, hand-off), ${present.join(", ")}; ${pyNote}.`;
 }
 
+/** The scaling rows' concurrencies (bench/inference.ts's SCALE_CONCURRENCY) and streams key. */
+export const SCALE_CONCURRENCY = [1, 8, 64, 512, 4096];
+export const SCALE_STREAMS = "streams_10000x100";
+/** Goals of the scaling rows: throughput at 4096 in flight against the column's own at 128, and
+ * the RSS one thousand more requests in flight add, MiB. */
+const NO_COLLAPSE = 0.9;
+const RSS_PER_1000_MIB = 32;
+
+/** MiB of RSS per 1,000 requests in flight: the growth from 64 to 4096 in flight. */
+export function rssPer1000(scaling) {
+  const lo = scaling?.scale_c64?.rssMiB;
+  const hi = scaling?.scale_c4096?.rssMiB;
+  if (lo === undefined || hi === undefined) return undefined;
+  return ((hi - lo) / (4096 - 64)) * 1000;
+}
+
+/** The scaling section: throughput and p99 by concurrency, 10,000 streams, RSS; empty when the
+ * report has no scaling rows (written before them). */
+function scalingSection(report, present) {
+  const { native, bindings } = report;
+  if (!native.scaling) return [];
+  const cols = present.filter((r) => bindings[r].scaling);
+  const out = [
+    "How cost grows with work: identity_int32 [1,16] at concurrency 1 to 4096 (inferences/s, and " +
+    "the p99 of every inference), 10,000 concurrent repeat_int32 streams of 100 responses, and " +
+    "the process's RSS as the timed run ends with all its requests in flight (C: its hand-off " +
+    "mode; the runtimes dispose nothing, as in the scenarios):",
+    "",
+    `| scaling | C hand-off | ${cols.join(" | ")} |`,
+    `|---|--:|${cols.map(() => "--:").join("|")}|`,
+  ];
+  const line = (label, key, field, lower, withQ = true) => {
+    const c = value(native.scaling[key], field);
+    const cells = cols.map((r) => {
+      const b = value(bindings[r].scaling[key], field);
+      if (b === undefined) return "—";
+      const note = spreadNote(bindings[r].scalingRuns, key, field);
+      const q = ratio(c, b, lower);
+      return withQ && q !== undefined ? `${fmt(b)}${note} (${q.toFixed(2)}×)` : `${fmt(b)}${note}`;
+    });
+    out.push(
+      `| ${label} | ${fmt(c)}${spreadNote(native.scalingRuns, key, field)} | ${
+        cells.join(" | ")
+      } |`,
+    );
+  };
+  for (const n of SCALE_CONCURRENCY) line(`c${n}, inferences/s`, `scale_c${n}`, "rate", false);
+  for (const n of SCALE_CONCURRENCY) line(`c${n}, p99 µs`, `scale_c${n}`, "p99", true);
+  line("10,000 streams × 100, responses/s", SCALE_STREAMS, "rate", false);
+  for (const n of [64, 4096]) line(`RSS MiB, ${n} in flight`, `scale_c${n}`, "rssMiB", true, false);
+  line("RSS MiB, 10,000 streams issued", SCALE_STREAMS, "rssMiB", true, false);
+  const per = (sc) => {
+    const v = rssPer1000(sc);
+    return v === undefined ? "—" : v.toFixed(1);
+  };
+  out.push(
+    `| RSS MiB per 1,000 in flight (64 → 4096) | ${per(native.scaling)} | ${
+      cols.map((r) => per(bindings[r].scaling)).join(" | ")
+    } |`,
+  );
+  out.push("");
+  return out;
+}
+
+/** The scaling targets' rows of the targets table (none without scaling rows). */
+function scalingTargets(report, present) {
+  const { bindings } = report;
+  if (!present.some((r) => bindings[r].scaling)) return [];
+  const collapse = present.map((r) => {
+    const at4096 = value(bindings[r].scaling?.scale_c4096, "rate");
+    const at128 = bindings[r].scenarios?.throughput_c128_1x16;
+    return at4096 === undefined || !at128 ? "—" : judged(at4096 / at128, NO_COLLAPSE);
+  });
+  const rss = present.map((r) => {
+    const v = rssPer1000(bindings[r].scaling);
+    if (v === undefined) return "—";
+    return `${v.toFixed(1)} MiB ${v <= RSS_PER_1000_MIB ? "✓" : "✗"}`;
+  });
+  return [
+    `| c4096 throughput ≥ ${NO_COLLAPSE}× the runtime's own c128 | ${collapse.join(" | ")} |`,
+    `| RSS per 1,000 in flight ≤ ${RSS_PER_1000_MIB} MiB | ${rss.join(" | ")} |`,
+  ];
+}
+
 /** The rows the C reference's stability is checked on: scenario, field, label. */
 const STABILITY = [
   ["latency_1x16", "p50", "c1 p50"],
@@ -260,6 +344,7 @@ export function table(report) {
       floorTarget("throughput_c128_1x16", null, false, 0.6).join(" | ")
     } |`,
   );
+  out.push(...scalingTargets(report, present));
   if (py) {
     const behind = present.map((r) => {
       const rows = ROWS.filter(([key, field, , lower]) => {
@@ -271,6 +356,8 @@ export function table(report) {
     out.push(`| at least the Python API on every scenario row | ${behind.join(" | ")} |`);
   }
   out.push("");
+
+  out.push(...scalingSection(report, present));
 
   out.push("Raw FFI cost of the hot calls, median ns per call (ratio: C / binding):");
   out.push("");

@@ -207,3 +207,80 @@ test("table: medians with their spread, targets on the ratio of medians, C's sta
     /concurrency 128 ≥ 0\.75×, 1 stream ≥ 0\.7×, 128 streams ≥ 0\.6×; and never behind/,
   );
 });
+
+/** Scaling rows: rate, p99 and RSS at each concurrency, `scale` × the C figures' rate. */
+function scalingRows(scale: number, rssStep: number) {
+  const rows: Record<string, { rate: number; p99?: number; rssMiB: number }> = {};
+  [1, 8, 64, 512, 4096].forEach((n, i) => {
+    rows[`scale_c${n}`] = {
+      rate: (50_000 + 10_000 * i) * scale,
+      p99: 40 * n,
+      rssMiB: 100 + rssStep * n,
+    };
+  });
+  rows.streams_10000x100 = { rate: 300_000 * scale, rssMiB: 400 };
+  return rows;
+}
+
+test("table and chart: the scaling rows, their targets, and two panels of lines", () => {
+  const r = report(ran);
+  const native = r.native as Record<string, unknown>;
+  native.scaling = scalingRows(1, 0.004); // 0.004 MiB a request in flight: 4.0 per 1,000
+  const bindings = r.bindings as Record<string, Record<string, unknown>>;
+  bindings.deno.scaling = scalingRows(0.5, 0.01); // c4096 45,000/s against its c128 64,000/s
+  bindings.bun.scaling = scalingRows(1.2, 0.05); // 108,000 against 32,000; 50 MiB per 1,000
+  const md = table(r);
+  assert.deepEqual(row(md, "c4096, inferences/s").slice(1), [
+    "90,000",
+    "45,000 (0.50×)",
+    "108,000 (1.20×)",
+  ]);
+  assert.deepEqual(row(md, "c512, p99 µs").slice(1), [
+    "20,480",
+    "20,480 (1.00×)",
+    "20,480 (1.00×)",
+  ]);
+  assert.deepEqual(row(md, "10,000 streams × 100").slice(1), [
+    "300,000",
+    "150,000 (0.50×)",
+    "360,000 (1.20×)",
+  ]);
+  assert.deepEqual(row(md, "RSS MiB per 1,000 in flight").slice(1), ["4.0", "10.0", "50.0"]);
+  // node has no scaling rows: no column in the section, a dash in the targets.
+  assert.equal(row(md, "scaling").length, 4);
+  assert.deepEqual(row(md, "c4096 throughput ≥ 0.9× the runtime's own c128").slice(1), [
+    "0.70× ✗",
+    "3.38× ✓",
+    "—",
+  ]);
+  assert.deepEqual(row(md, "RSS per 1,000 in flight ≤ 32 MiB").slice(1), [
+    "10.0 MiB ✓",
+    "50.0 MiB ✗",
+    "—",
+  ]);
+
+  const svg = chart(r);
+  const lines = elements(svg, "polyline").filter((e) => e.class === "scale");
+  // Two panels, each a line for deno, bun and C.
+  assert.deepEqual(lines.map((l) => l["data-series"]), ["deno", "bun", "c", "deno", "bun", "c"]);
+  const points = elements(svg, "circle").filter((e) => e.class === "point");
+  assert.equal(points.length, 6 * 5);
+  const rate = points.slice(0, 15);
+  const y = (series: string, n: number) =>
+    Number(
+      rate.find((p) => p["data-series"] === series && p["data-concurrency"] === String(n))!.cy,
+    );
+  // Linear from zero: the line through deno's 25,000/s and bun's 60,000/s at c1 meets zero on
+  // the axis (y 186).
+  const axis = (v1: number, y1: number, v2: number, y2: number) =>
+    y1 + ((y2 - y1) * v1) / (v1 - v2);
+  assert.ok(Math.abs(axis(25_000, y("deno", 1), 60_000, y("bun", 1)) - 186) < 0.3);
+  assert.equal(
+    Number(
+      points.find((p) =>
+        p["data-series"] === "c" && p["data-concurrency"] === "4096"
+      )!["data-value"],
+    ),
+    90_000,
+  );
+});

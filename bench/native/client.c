@@ -14,7 +14,9 @@
  * name, type, shape and data), so both sides do the same work.
  *
  * Usage: native_client LIB MODEL_REPOSITORY BACKEND_DIR DURATION_MS [SECTIONS]
- * SECTIONS: comma-separated from micro,bigOutput,handoff,direct (default all).
+ * SECTIONS: comma-separated from micro,bigOutput,handoff,direct,scaling (default all); scaling
+ * (hand-off mode) is identity [1,16] at concurrency 1 to 4096 with every inference's p99 and the
+ * RSS when the timed run ends, and 10,000 concurrent streams of 100 responses.
  * Prints one JSON object (see main). Scenario parameters match bench/inference.ts. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "triton.h" /* first: the C sources of ffi/c then take Triton's types */
 #include "../../ffi/c/allocator.h"
@@ -30,7 +33,7 @@
 
 enum { HANDOFF, DIRECT };
 enum { IDENTITY, REPEAT };
-#define MAX_WORKERS 128
+#define MAX_WORKERS 10000
 #define BIG_ELEMENTS (16 * 1024 * 1024) /* 64 MiB of FP32 */
 #define MAX_LATENCIES (1 << 20)
 
@@ -38,6 +41,17 @@ static TRITONSERVER_Server* server;
 static TRITONSERVER_ResponseAllocator* allocator;
 static ring_t ring;
 static volatile int64_t sink; /* keeps output reads from being optimised away */
+
+/* The process's resident set, MiB (from /proc/self/statm). */
+static double rss_mib(void) {
+  FILE* f = fopen("/proc/self/statm", "r");
+  long pages = 0, resident = 0;
+  if (f != NULL) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+  }
+  return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1 << 20);
+}
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -62,8 +76,9 @@ typedef struct {
   _Atomic long responses;
   _Atomic int active;       /* workers still issuing */
   _Atomic long outstanding; /* requests not yet released */
-  uint64_t* latencies;      /* RequestNew to the FINAL response read, ns (concurrency 1 only) */
+  uint64_t* latencies;      /* RequestNew to the FINAL response read, ns, when set */
   _Atomic long latency_count;
+  double rss_mib;           /* the RSS when the first worker saw the deadline pass, MiB */
 } scenario;
 
 typedef struct {
@@ -183,6 +198,7 @@ static void on_response(TRITONSERVER_InferenceResponse* r, uint32_t flags, worke
     if (s->deadline != 0 && t < s->deadline) {
       issue(w);
     } else {
+      if (s->deadline != 0 && s->mode == HANDOFF && s->rss_mib == 0) s->rss_mib = rss_mib();
       atomic_fetch_sub(&s->active, 1);
       maybe_done(s);
     }
@@ -229,6 +245,7 @@ static uint64_t run(scenario* s, uint64_t duration_ms) {
     workers[i].s = s;
     issue(&workers[i]);
   }
+  if (duration_ms == 0) s->rss_mib = rss_mib(); /* every stream issued */
   if (s->mode == HANDOFF) {
     handoff_loop(s);
   } else {
@@ -284,6 +301,36 @@ static void stream(int mode, int requests, int elements, const char* key, int co
     exit(4);
   }
   printf("    \"%s\": %.1f%s\n", key, s.responses * 1e9 / ns, comma ? "," : "");
+}
+
+/* How cost grows with work, hand-off mode: "scale_cN" {rate, p99 µs, rssMiB} and
+ * "streams_10000x100" {rate, rssMiB}, as bench/inference.ts's scaling(). */
+static void scaling(uint64_t ms) {
+  static const int concurrency[] = {1, 8, 64, 512, 4096};
+  printf("  \"scaling\": {\n");
+  for (int i = 0; i < 5; i++) {
+    int n = concurrency[i];
+    scenario warm = {.model = "identity_int32", .kind = IDENTITY, .rows = 1, .concurrency = n,
+                     .mode = HANDOFF};
+    run(&warm, ms / 4);
+    scenario s = {.model = "identity_int32", .kind = IDENTITY, .rows = 1, .concurrency = n,
+                  .mode = HANDOFF, .latencies = latency_buffer};
+    uint64_t ns = run(&s, ms);
+    long count = s.latency_count < MAX_LATENCIES ? s.latency_count : MAX_LATENCIES;
+    qsort(s.latencies, count, sizeof(uint64_t), cmp_u64);
+    printf("    \"scale_c%d\": {\"rate\": %.1f, \"p99\": %.2f, \"rssMiB\": %.1f},\n", n,
+           s.inferences * 1e9 / ns, s.latencies[(count * 99) / 100] / 1e3, s.rss_mib);
+  }
+  scenario s = {.model = "repeat_int32", .kind = REPEAT, .elements = 100,
+                .concurrency = MAX_WORKERS, .mode = HANDOFF};
+  uint64_t ns = run(&s, 0);
+  if (s.responses != (long)MAX_WORKERS * 100) {
+    fprintf(stderr, "native client: %ld responses, expected %ld\n", (long)s.responses,
+            (long)MAX_WORKERS * 100);
+    exit(4);
+  }
+  printf("    \"streams_%dx100\": {\"rate\": %.1f, \"rssMiB\": %.1f}\n  },\n", MAX_WORKERS,
+         s.responses * 1e9 / ns, s.rss_mib);
 }
 
 static void scenarios(int mode, uint64_t ms) {
@@ -483,7 +530,7 @@ int main(int argc, char** argv) {
             argv[0]);
     return 1;
   }
-  const char* sections = argc == 6 ? argv[5] : "micro,bigOutput,handoff,direct";
+  const char* sections = argc == 6 ? argv[5] : "micro,bigOutput,handoff,direct,scaling";
   uint64_t ms = strtoull(argv[4], NULL, 10);
   const char* poll = getenv("TRITONFFI_POLL_US");
   if (poll != NULL && *poll != 0) poll_ns = (uint64_t)(strtod(poll, NULL) * 1000);
@@ -529,6 +576,7 @@ int main(int argc, char** argv) {
   if (strstr(sections, "bigOutput")) big_output();
   if (strstr(sections, "handoff")) scenarios(HANDOFF, ms);
   if (strstr(sections, "direct")) scenarios(DIRECT, ms);
+  if (strstr(sections, "scaling")) scaling(ms);
   printf("  \"sink\": %lld\n}\n", (long long)(sink & 1));
 
   triton_check(TRITONSERVER_ResponseAllocatorDelete(allocator), "AllocatorDelete");

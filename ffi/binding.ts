@@ -5,8 +5,9 @@
  *
  * It owns the C function pointers Triton calls (one per callback kind, created on first use and
  * never closed), the completion ring and its consumer behind them, the `userp` routes, the
- * deferred deletes, the keep-alive count, the CUDA runtime once loaded, the scratch
- * out-parameters the JS thread reads Triton's answers through, and the native response reader.
+ * deferred deletes, the native deletes (off the JS thread when they are many), the keep-alive
+ * count, the CUDA runtime once loaded, the scratch out-parameters the JS thread reads Triton's
+ * answers through, and the native response reader.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { CompletionKind, type CompletionKindValue } from "./completion_ring.ts";
 import { CompletionRoutes, type CompletionTarget } from "./completion_routes.ts";
 import { CudaMemcpyKind } from "./cuda.ts";
 import { DeferredDeletes } from "./deferred_deletes.ts";
+import { NativeDeletes } from "./native_deletes.ts";
 import { KeepAlive } from "./keepalive.ts";
 import { OutParams } from "./out_params.ts";
 import { outputPolicy } from "./output_policy.ts";
@@ -56,6 +58,7 @@ export class Binding {
   #traceCallbacks: TraceCallbackTable | undefined;
   #outParams: OutParams | undefined;
   #reader: ResponseReader | null | undefined;
+  #nativeDeletes: NativeDeletes | undefined;
   #responses: ResponseFields | undefined;
   /** Scratch `int64_t` arrays by length (see {@link int64Array}). */
   readonly #int64s: Int32Array[] = [];
@@ -78,6 +81,18 @@ export class Binding {
     const table = createCallbackTable(this.lib, this.keepalive);
     table.setHandler((kind, object, flags, userp) => this.#dispatch(kind, object, flags, userp));
     return (this.#callbacks = table);
+  }
+
+  /**
+   * The deletes of responses and released requests (`native_deletes.ts`), made on first use:
+   * off the JS thread in batches with the native callbacks.
+   * @throws {Error} when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
+   */
+  get nativeDeletes(): NativeDeletes {
+    return (this.#nativeDeletes ??= new NativeDeletes(
+      this.lib,
+      this.callbacks.mode === "native",
+    ));
   }
 
   /** The trace callbacks, created on first use. */

@@ -28,7 +28,7 @@ export interface BlockingCallsFfi {
 }
 
 /** How many arguments `tritonffi_blocking_call` passes. */
-const MAX_ARGUMENTS = 4;
+const MAX_ARGUMENTS = 6;
 
 /** A call in flight: what settles it, and what must stay alive until it returns. */
 interface Pending {
@@ -38,7 +38,7 @@ interface Pending {
 }
 
 /**
- * Why `def` cannot be called through {@link BlockingCalls} (more than four arguments, or a
+ * Why `def` cannot be called through {@link BlockingCalls} (more than six arguments, or a
  * floating-point one, which travels in other registers), or `undefined` when it can.
  */
 export function unsupportedBlockingCall(def: SymbolDef): string | undefined {

@@ -3,7 +3,8 @@
  * for generated code (`mmap`, `mprotect`: written while read+write, then switched to read+execute,
  * never both), and the consumer's wake-up file descriptor: a `pipe` watched by the event loop, or
  * an `eventfd` read by a blocking `read` made off the JS thread (Deno `nonblocking`, koffi
- * `fn.async`); and `bsearch`, through which JS calls the generated response reader.
+ * `fn.async`); `bsearch`, through which JS calls the generated response reader; and `lfind`,
+ * through which a batch of native deletes runs off the JS thread (`native_deletes.ts`).
  *
  * @module
  */
@@ -80,6 +81,21 @@ export const osSymbols = {
     ],
     result: "ptr", // void*
     since: 0,
+  },
+  lfind: {
+    // Runs generated code off the JS thread: lfind calls its comparator with (key, element) for
+    // each element in order until one returns 0; native_deletes.ts's comparator deletes the
+    // object in the element and returns 1, so one call deletes a whole batch.
+    parameters: [
+      "buf", // const void* key
+      "buf", // const void* base
+      "buf", // size_t* nmemb
+      "usize", // size_t size
+      "ptr", // int (*compar)(const void*, const void*)
+    ],
+    result: "ptr", // void*
+    since: 0,
+    mayBlock: true,
   },
   read: {
     parameters: [

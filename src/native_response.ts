@@ -7,8 +7,9 @@
  * buffer in place, and each GPU output `Tensor` (it carries a device address). The native
  * response is deleted when the first of these happens:
  *
- * - {@link release}: the user disposed the response, the stream dropped one it never handed
- *   out, or the server stops (it releases every response it owns first);
+ * - {@link release}: the user disposed the response or the server stops (it releases every
+ *   response it owns first): at once; the stream dropped one it never handed out, or settled one
+ *   the reader moved past: batched on a later macrotask;
  * - every holder was garbage-collected (a `FinalizationRegistry` of the owning server).
  *
  * On release the output views still alive are detached (`ArrayBuffer.prototype.transfer(0)`:
@@ -82,10 +83,12 @@ export class NativeResponse {
   }
 
   /**
-   * Deletes the native response now (`TRITONSERVER_InferenceResponseDelete`, which returns its
-   * buffers to the allocator), after detaching the views still alive. Idempotent.
+   * Deletes the native response (`TRITONSERVER_InferenceResponseDelete`, which returns its
+   * buffers to the allocator), after detaching the views still alive: on a later macrotask,
+   * batched with others and off the JS thread when they are many (the binding's
+   * `nativeDeletes`), or here with `now`. Idempotent.
    */
-  release(): void {
+  release(now = false): void {
     const pointer = this.#pointer;
     if (pointer === undefined) return;
     this.#pointer = undefined;
@@ -95,7 +98,9 @@ export class NativeResponse {
       for (const ref of views) detach(ref.deref());
       this.owner.viewing(-this.#viewedBytes);
     }
-    this.owner.lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
+    const { lib } = this.owner;
+    if (now) lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
+    else lib.binding.nativeDeletes.response(pointer);
     this.owner.released(this);
   }
 

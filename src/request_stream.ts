@@ -98,11 +98,6 @@ export class RequestStream
     const reason = this.#signal?.reason;
     this.abort(new TritonError("CANCELLED", `request cancelled: ${describe(reason)}`));
   };
-  readonly #deleteRequest = (request: Ptr) => {
-    if (!this.#options.owner.closed) {
-      this.#binding.lib.api.TRITONSERVER_InferenceRequestDelete(request);
-    }
-  };
 
   /** @param request the native request, built and not yet submitted; deleted at `DONE`. */
   constructor(request: Ptr, keep: unknown[], options: StreamOptions) {
@@ -199,7 +194,9 @@ export class RequestStream
   #finish(): void {
     this.#tracked?.untrack();
     this.#options.owner.finished(this);
-    this.#binding.deletes.later(this.#deleteRequest, this.#request);
+    // Deleted on a later macrotask (off the JS thread when many are pending), unless its server
+    // already released everything: then the server is being deleted.
+    if (!this.#options.owner.closed) this.#binding.nativeDeletes.request(this.#request);
     this.#done?.resolve();
   }
 

@@ -185,7 +185,7 @@ export class InferResponse implements Disposable {
    * Idempotent; after its server stopped, there is nothing left to release.
    */
   dispose(): void {
-    this.#native?.release();
+    this.#native?.release(true);
   }
 
   /** Same as {@link dispose}. */

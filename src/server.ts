@@ -443,6 +443,8 @@ export class Server {
     await Promise.allSettled([...this.#operations]);
     lib.binding.deletes.flush();
     children.releaseResponses();
+    // What was released before is deleted before Triton stops (a live response holds its model).
+    await lib.binding.nativeDeletes.drain();
     // A server stopped outside this object (TRITONSERVER_ServerStop on its native() handle) is
     // no longer live, and Triton's Stop then returns at once, whether or not its models have
     // finished unloading: nothing in the C API can tell, and deleting it under an unload crashes
@@ -453,6 +455,7 @@ export class Server {
       ? lib.ffi.NULL
       : await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
     lib.binding.deletes.flush();
+    await lib.binding.nativeDeletes.drain();
     if (stoppedOutside || !lib.ffi.isNull(stopErr)) {
       // The exit timeout expired with inferences still running or models still unloading on
       // Triton's threads. TRITONSERVER_ServerDelete would free what they use (the real core
@@ -477,6 +480,9 @@ export class Server {
       );
     }
     children.close();
+    // Nothing of this server may be deleted after TRITONSERVER_ServerDelete: none is left queued
+    // or in flight past here (close() stops anything more from being queued).
+    await lib.binding.nativeDeletes.drain();
     await this.#deleteServer();
     if (this.#allocator) {
       check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));

@@ -117,7 +117,7 @@ export class ServerChildren implements ResponseOwner {
   /** Deletes a response Triton delivered for a request whose consumer is gone. */
   drop(pointer: Ptr): void {
     this.#callbacks++;
-    if (!this.#closed) this.lib.api.TRITONSERVER_InferenceResponseDelete(pointer);
+    if (!this.#closed) this.lib.binding.nativeDeletes.response(pointer);
   }
 
   hold(holder: object, response: NativeResponse): void {
@@ -138,9 +138,10 @@ export class ServerChildren implements ResponseOwner {
     this.#registry.unregister(response);
   }
 
-  /** Deletes every response still owned (what users kept becomes unreadable: views detached). */
+  /** Deletes every response still owned, here and now (what users kept becomes unreadable:
+   * views detached). */
   releaseResponses(): void {
-    for (const response of [...this.responses]) response.release();
+    for (const response of [...this.responses]) response.release(true);
   }
 
   /**

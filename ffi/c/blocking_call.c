@@ -6,20 +6,20 @@
  * called: a threadsafe JSCallback, which Bun posts to the JS thread without making this thread
  * wait. Compiled at run time by Bun's cc() (ffi/bun_blocking_calls.ts).
  *
- * Every function called so takes at most four arguments, each an integer or a pointer, and
- * returns an integer or a pointer: on x86-64 and AArch64 such arguments travel in the first four
- * integer registers and the result in the first, so one call through a four-argument type serves
+ * Every function called so takes at most six arguments, each an integer or a pointer, and
+ * returns an integer or a pointer: on x86-64 and AArch64 such arguments travel in the first six
+ * integer registers and the result in the first, so one call through a six-argument type serves
  * them all (arguments past the callee's count are ignored). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-typedef uint64_t (*call4_t)(uint64_t, uint64_t, uint64_t, uint64_t);
+typedef uint64_t (*call6_t)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 typedef void (*done_t)(int32_t id);
 
 struct blocking_call {
-  call4_t fn;
-  uint64_t args[4];
+  call6_t fn;
+  uint64_t args[6];
   uint64_t* result;
   int32_t id;
   done_t done;
@@ -29,7 +29,7 @@ static void*
 run(void* p)
 {
   struct blocking_call* c = p;
-  *c->result = c->fn(c->args[0], c->args[1], c->args[2], c->args[3]);
+  *c->result = c->fn(c->args[0], c->args[1], c->args[2], c->args[3], c->args[4], c->args[5]);
   done_t done = c->done;
   int32_t id = c->id;
   free(c);
@@ -37,7 +37,7 @@ run(void* p)
   return NULL;
 }
 
-/* Starts `fn(args[0..3])` on a new thread; the result goes to `*result`, then `done(id)` runs.
+/* Starts `fn(args[0..5])` on a new thread; the result goes to `*result`, then `done(id)` runs.
  * Returns 0, or the error number of malloc/pthread_create (nothing was started then). */
 int32_t
 tritonffi_blocking_call(void* fn, const uint64_t* args, uint64_t* result, int32_t id, void* done)
@@ -46,8 +46,8 @@ tritonffi_blocking_call(void* fn, const uint64_t* args, uint64_t* result, int32_
   if (c == NULL) {
     return 12; /* ENOMEM */
   }
-  c->fn = (call4_t)fn;
-  for (int i = 0; i < 4; i++) {
+  c->fn = (call6_t)fn;
+  for (int i = 0; i < 6; i++) {
     c->args[i] = args[i];
   }
   c->result = result;

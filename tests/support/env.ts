@@ -108,10 +108,12 @@ export async function idle(server: Server, timeoutMs = 10_000): Promise<void> {
 
 /** Waits until the deletes the binding defers have run: the responses a stream moved past and
  * the requests Triton released are deleted on a later macrotask, queued with `macrotask()`
- * (setImmediate), which runs in order: a timer alone can fire before it. */
+ * (setImmediate), which runs in order (a timer alone can fire before it), batched by the
+ * binding's native deletes, off the JS thread when they are many. */
 export async function deferredDeletes(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1));
   await new Promise<void>((r) => macrotask(r));
+  await (await loadTriton()).binding.nativeDeletes.drain();
 }
 
 /** Collects a copy of every response of a stream, disposing each original once copied (what a

@@ -1,7 +1,8 @@
 // The package's build (`npm run build`; `npm pack` runs it as `prepack`): dist/ afresh, with the
 // JavaScript and `.d.ts` tsc emits for mod.ts and what it imports (tsconfig.build.json), and the
-// C sources Bun compiles at run time (ffi/c: the ring producer, the response allocator and the
-// response reader), which the built modules find beside them as the sources do.
+// C sources Bun compiles at run time (ffi/c: the ring producer, the response allocator, the
+// response reader, the blocking call and the batch deleter's comparator), which the built modules
+// find beside them as the sources do.
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";

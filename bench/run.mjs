@@ -10,7 +10,7 @@
 //
 // Environment: BENCH_DURATION_MS (per timed run, default 1000), BENCH_RUNTIMES (default
 // "deno,bun,node"), BENCH_ROUNDS (alternating rounds, medians kept with every run; default 5),
-// TRITONSERVER_PYTHON.
+// TRITONSERVER_PYTHON, BENCH_OCR (off: no OCR scenarios at the end).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -243,8 +243,8 @@ console.log(
   `bench: wrote bench/results/${core}.json, ${core}.md and ${core}.svg (${report.seconds} s)`,
 );
 // The OCR scenarios (a real model through the onnxruntime backend) follow on a real core that
-// has the backends they need; bench/run_ocr.mjs says why not otherwise.
-if (core === "real") {
+// has the backends they need (bench/run_ocr.mjs says why not otherwise), unless BENCH_OCR=off.
+if (core === "real" && env.BENCH_OCR !== "off") {
   const ocr = spawnSync(toolchainBin(root, "node"), [join(root, "bench", "run_ocr.mjs")], {
     cwd: root,
     env,

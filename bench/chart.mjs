@@ -141,7 +141,7 @@ export const SCALE_PANELS = [
   ],
 ];
 const SCALE_W = 2 * PANEL_W;
-const SCALE_PLOT = { left: 52, right: SCALE_W - 70, top: 42, bottom: 186 };
+const SCALE_PLOT = { left: 52, right: SCALE_W - 90, top: 42, bottom: 186 };
 
 /** One scaling panel (a line per runtime and for C), its top left corner at (x, y). */
 function scalePanel(x, y, [field, title, unit, log], report, present) {
@@ -183,6 +183,7 @@ function scalePanel(x, y, [field, title, unit, log], report, present) {
   SCALE_CONCURRENCY.forEach((n, i) => {
     out.push(text(xs(i), P.bottom + 13, `c${n}`, 'text-anchor="middle"'));
   });
+  const labels = [];
   for (const [name, vs, color] of series) {
     const points = vs.map((v, i) => [i, v]).filter(([, v]) => v !== undefined && (!log || v > 0));
     if (points.length === 0) continue;
@@ -201,14 +202,15 @@ function scalePanel(x, y, [field, title, unit, log], report, present) {
       );
     }
     const [li, lv] = points.at(-1);
-    out.push(
-      text(
-        xs(li) + 6,
-        (ys(lv) + 3.5).toFixed(1),
-        `${name} ${fmt(lv)}`,
-        `fill="${color}" font-size="9.5"`,
-      ),
-    );
+    labels.push({ x: xs(li) + 6, y: ys(lv), label: `${name} ${fmt(lv)}`, color });
+  }
+  // The lines' end labels, top to bottom, at least a line of text apart.
+  labels.sort((a, b) => a.y - b.y);
+  for (let i = 1; i < labels.length; i++) {
+    labels[i].y = Math.max(labels[i].y, labels[i - 1].y + 11);
+  }
+  for (const { x: lx, y: ly, label, color } of labels) {
+    out.push(text(lx, (ly + 3.5).toFixed(1), label, `fill="${color}" font-size="9.5"`));
   }
   out.push(
     `<line x1="${P.left}" x2="${P.right}" y1="${P.bottom}" y2="${P.bottom}" stroke="#444"/>`,

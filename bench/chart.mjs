@@ -49,6 +49,22 @@ function tick(v) {
   return `${+v.toFixed(1)}`;
 }
 
+/** Gridlines and tick labels of a linear scale from zero to above `max` on `plot` (into `out`);
+ * returns the scale (value → y). */
+function linearScale(out, max, plot) {
+  const step = niceStep(max * 1.08);
+  const top = Math.ceil((max * 1.08) / step) * step;
+  const ys = (v) => plot.bottom - ((plot.bottom - plot.top) * v) / top;
+  for (let v = 0; v <= top + step / 2; v += step) {
+    const yy = ys(v).toFixed(1);
+    out.push(
+      `<line x1="${plot.left}" x2="${plot.right}" y1="${yy}" y2="${yy}" stroke="#e4e4e4"/>`,
+    );
+    out.push(text(plot.left - 4, +yy + 3.5, tick(v), 'text-anchor="end" fill="#666"'));
+  }
+  return ys;
+}
+
 function value(scenario, field) {
   if (scenario === undefined || scenario === null) return undefined;
   const v = field ? scenario[field] : scenario;
@@ -69,16 +85,7 @@ function panel(x, y, [key, field, title, unit], report, present, py) {
     out.push("</g>");
     return out.join("\n");
   }
-  const step = niceStep(Math.max(...all) * 1.08);
-  const top = Math.ceil((Math.max(...all) * 1.08) / step) * step;
-  const ys = (v) => PLOT.bottom - ((PLOT.bottom - PLOT.top) * v) / top;
-  for (let v = 0; v <= top + step / 2; v += step) {
-    const yy = ys(v).toFixed(1);
-    out.push(
-      `<line x1="${PLOT.left}" x2="${PLOT.right}" y1="${yy}" y2="${yy}" stroke="#e4e4e4"/>`,
-    );
-    out.push(text(PLOT.left - 4, +yy + 3.5, tick(v), 'text-anchor="end" fill="#666"'));
-  }
+  const ys = linearScale(out, Math.max(...all), PLOT);
   const slot = (PLOT.right - PLOT.left) / Math.max(bars.length, 1);
   const barW = Math.min(30, slot * 0.62);
   bars.forEach(([r, v], i) => {
@@ -171,14 +178,7 @@ function scalePanel(x, y, [field, title, unit, log], report, present) {
       out.push(text(P.left - 4, +yy + 3.5, tick(10 ** e), 'text-anchor="end" fill="#666"'));
     }
   } else {
-    const step = niceStep(Math.max(...all) * 1.08);
-    const top = Math.ceil((Math.max(...all) * 1.08) / step) * step;
-    ys = (v) => P.bottom - ((P.bottom - P.top) * v) / top;
-    for (let v = 0; v <= top + step / 2; v += step) {
-      const yy = ys(v).toFixed(1);
-      out.push(`<line x1="${P.left}" x2="${P.right}" y1="${yy}" y2="${yy}" stroke="#e4e4e4"/>`);
-      out.push(text(P.left - 4, +yy + 3.5, tick(v), 'text-anchor="end" fill="#666"'));
-    }
+    ys = linearScale(out, Math.max(...all), P);
   }
   SCALE_CONCURRENCY.forEach((n, i) => {
     out.push(text(xs(i), P.bottom + 13, `c${n}`, 'text-anchor="middle"'));

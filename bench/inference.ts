@@ -70,16 +70,17 @@ async function loop(
   return { inferences, seconds: (performance.now() - start) / 1000, rssAtEnd };
 }
 
+/** The `q`-th percentile of `sorted` (ms, ascending), in µs. */
+function percentileUs(sorted: number[], q: number): number {
+  return sorted[Math.floor((sorted.length * q) / 100)] * 1000;
+}
+
 async function latency(model: Model, rows: number, ms: number): Promise<Latency> {
   await loop(model, rows, 1, ms / 4);
   const lat: number[] = [];
   await loop(model, rows, 1, ms, lat);
   lat.sort((a, b) => a - b);
-  return {
-    p50: lat[lat.length >> 1] * 1000,
-    p99: lat[Math.floor((lat.length * 99) / 100)] * 1000,
-    count: lat.length,
-  };
+  return { p50: percentileUs(lat, 50), p99: percentileUs(lat, 99), count: lat.length };
 }
 
 async function throughput(model: Model, rows: number, workers: number, ms: number) {
@@ -188,7 +189,7 @@ export async function scaling(
     lat.sort((a, b) => a - b);
     out[`scale_c${n}`] = {
       rate: inferences / seconds,
-      p99: lat[Math.floor((lat.length * 99) / 100)] * 1000,
+      p99: percentileUs(lat, 99),
       rssMiB: rssAtEnd,
     };
   }

@@ -13,8 +13,8 @@
  * (images per second from N concurrent loops, each sending its next image when the last is
  * read), for `det`, `pipeline` and (tritonffi only) `read_text` and `det1`: the same detector
  * as `ocr_det_1`, whose config.pbtxt asks for one instance (`ocr_det` is auto-completed to two,
- * each an ONNX Runtime session with as many intra-op threads as the CPU has cores). Each timed run follows a warm-up
- * of a quarter of its duration. Writes one JSON object to `$BENCH_OUT` (stdout otherwise).
+ * each an ONNX Runtime session with as many intra-op threads as the CPU has cores). Each timed
+ * run follows a warm-up of a quarter of its duration. Writes one JSON object to `$BENCH_OUT` (stdout otherwise).
  *
  * Environment: `OCR_ENGINE`, `OCR_REPOSITORY` (where the model repository is laid out; default
  * .build/ocr_models), `BENCH_DURATION_MS` (per timed run, default 2000), `BENCH_ONLY`

@@ -65,7 +65,12 @@ const TARGETS = [
  * without runs (a single run, or a report written before reports kept them). */
 function spreadNote(runs, key, field) {
   const q = spread((runs ?? []).map((r) => value(r?.[key], field)));
-  return q === undefined ? "" : ` ±${(q * 100).toFixed(q < 0.1 ? 1 : 0)}%`;
+  return q === undefined ? "" : ` ${plusMinus(q)}`;
+}
+
+/** A spread (0.05 = 5 %) as `±5.0%`: a decimal below 10 %. */
+function plusMinus(q) {
+  return `±${(q * 100).toFixed(q < 0.1 ? 1 : 0)}%`;
 }
 
 /** A target's cell: the ratio and whether it reaches `goal`. */
@@ -195,11 +200,12 @@ const STABILITY = [
   ["stream_128x1000", null, "128 streams"],
 ];
 
-/** One line (undefined without kept runs) on how steady the C hand-off reference was against the bindings: its spread and the
- * largest of theirs on the rows the targets judge, and the rows where it moved more than every
- * runtime did (a reference that moves more than what it measures needs a reason). */
+/** One line (undefined without kept runs) on how steady the C hand-off reference was against the
+ * bindings: its spread and the largest of theirs on the rows the targets judge, and the rows where
+ * it moved more than every runtime did (a reference that moves more than what it measures needs
+ * a reason). */
 function stability(report, present) {
-  const pct = (q) => q === undefined ? "—" : `±${(q * 100).toFixed(q < 0.1 ? 1 : 0)}%`;
+  const pct = (q) => q === undefined ? "—" : plusMinus(q);
   const cells = [];
   const wider = [];
   for (const [key, field, label] of STABILITY) {

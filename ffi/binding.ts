@@ -50,7 +50,7 @@ export class Binding {
   readonly lib: NativeLibrary;
   /** Native work in flight (requests, traces): keeps the process alive while there is some. */
   readonly keepalive: KeepAlive = new KeepAlive();
-  /** Native deletes moved off the hot path. */
+  /** Work moved off the hot path (settling the responses a reader moved past). */
   readonly deletes: DeferredDeletes = new DeferredDeletes();
   /** `userp` → the object that receives a request's completions. */
   readonly routes: CompletionRoutes;

@@ -1,7 +1,8 @@
 /**
- * `DeferredDeletes`: native deletes that the inference hot path moves off its critical path (a
- * response nobody was handed, a request Triton released). They run together on a later
- * macrotask, after the code the completions resumed (typically the next `infer()`) has run;
+ * `DeferredDeletes`: work that the inference hot path moves off its critical path (settling the
+ * responses a reader moved past, which then queue their native delete with `NativeDeletes`). It
+ * runs together on a later macrotask, after the code the completions resumed (typically the
+ * next `infer()`) has run;
  * {@link DeferredDeletes.flush} runs them at once (before a server stops). One per
  * {@link Binding}.
  *

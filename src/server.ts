@@ -455,6 +455,9 @@ export class Server {
       ? lib.ffi.NULL
       : await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
     lib.binding.deletes.flush();
+    // Nothing of this server is deleted after TRITONSERVER_ServerDelete: nothing is queued or in
+    // flight past here, nothing below awaits before close(), and close() releases at once and
+    // stops anything more from being queued.
     await lib.binding.nativeDeletes.drain();
     if (stoppedOutside || !lib.ffi.isNull(stopErr)) {
       // The exit timeout expired with inferences still running or models still unloading on
@@ -480,9 +483,6 @@ export class Server {
       );
     }
     children.close();
-    // Nothing of this server may be deleted after TRITONSERVER_ServerDelete: none is left queued
-    // or in flight past here (close() stops anything more from being queued).
-    await lib.binding.nativeDeletes.drain();
     await this.#deleteServer();
     if (this.#allocator) {
       check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));

@@ -308,7 +308,7 @@ static void stream(int mode, int requests, int elements, const char* key, int co
 static void scaling(uint64_t ms) {
   static const int concurrency[] = {1, 8, 64, 512, 4096};
   printf("  \"scaling\": {\n");
-  for (int i = 0; i < 5; i++) {
+  for (size_t i = 0; i < sizeof concurrency / sizeof concurrency[0]; i++) {
     int n = concurrency[i];
     scenario warm = {.model = "identity_int32", .kind = IDENTITY, .rows = 1, .concurrency = n,
                      .mode = HANDOFF};

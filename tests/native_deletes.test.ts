@@ -50,7 +50,11 @@ test("a batch of OFFLOAD_MIN or more leaves the JS thread, and all of it is dele
   assert.equal(deletes.queued, made.length);
   assert.equal(live!("request"), before, "nothing is deleted before a later macrotask");
   await new Promise<void>((r) => macrotask(r)); // the batch goes out
-  if (deletes.onJsThreadReason === undefined) assert.equal(deletes.inFlight, true);
+  assert.equal(deletes.queued, 0, "the whole batch was taken at once");
+  if (deletes.onJsThreadReason === undefined) {
+    // Still on its thread, or already done: a small batch can finish before this line runs.
+    assert.ok(deletes.inFlight || deletes.batchesOffThread > batches, "no batch went out");
+  }
   await deletes.drain();
   assert.equal(deletes.queued, 0);
   assert.equal(deletes.inFlight, false);

@@ -87,6 +87,26 @@ function counts(runtime, output) {
   };
 }
 
+/** The names of the tests a runner reported failed (its own words, at most `most` of them), so
+ * that the closing summary names them: the runs after a failure push its report far up. */
+function failures(runtime, output, most = 10) {
+  const lines = stripVTControlCharacters(output).split("\n");
+  let names;
+  if (runtime === "deno") {
+    // " FAILURES " then "name => ./tests/file.test.ts:12:3" per failed test
+    const start = lines.findIndex((l) => l.trim() === "FAILURES");
+    names = start < 0 ? [] : lines.slice(start + 1).filter((l) => / => \S+:\d+:\d+$/.test(l));
+  } else if (runtime === "bun") {
+    names = lines.filter((l) => l.startsWith("(fail) "));
+  } else {
+    names = lines.filter((l) => /^\s*✖ /.test(l) && !/failing tests:$/.test(l));
+  }
+  const unique = [...new Set(names.map((l) => l.trim()))];
+  return unique.length > most
+    ? [...unique.slice(0, most), `… and ${unique.length - most} more`]
+    : unique;
+}
+
 /** Runs `cmd` with its output shown as it comes and kept; resolves with status and output. */
 function run(cmd, args, runEnv) {
   return new Promise((resolve) => {
@@ -144,6 +164,7 @@ for (const runtime of runtimes) {
       broken = true;
     }
     summary.push(line);
+    if (c.failed > 0) summary.push(...failures(runtime, r.output).map((f) => `  failed: ${f}`));
   }
 }
 console.log("\n" + summary.join("\n"));

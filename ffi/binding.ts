@@ -17,6 +17,7 @@ import { CompletionRoutes, type CompletionTarget } from "./completion_routes.ts"
 import { CudaMemcpyKind } from "./cuda.ts";
 import { DeferredDeletes } from "./deferred_deletes.ts";
 import { NativeDeletes } from "./native_deletes.ts";
+import { createRequestSubmitter, type RequestSubmitter } from "./request_submitter.ts";
 import { KeepAlive } from "./keepalive.ts";
 import { OutParams } from "./out_params.ts";
 import { outputPolicy } from "./output_policy.ts";
@@ -33,6 +34,8 @@ export const OUT_PARAM_SLOTS = Math.max(10, SLOTS_NEEDED);
 export interface Tracked {
   /** The `void* userp` to give Triton (the request release and response callbacks). */
   readonly userp: Ptr;
+  /** {@link userp}'s address, as a number. */
+  readonly address: number;
   /** Stops routing to the target and stops counting it as in flight. Idempotent. */
   untrack(): void;
 }
@@ -59,6 +62,7 @@ export class Binding {
   #outParams: OutParams | undefined;
   #reader: ResponseReader | null | undefined;
   #nativeDeletes: NativeDeletes | undefined;
+  #submitter: RequestSubmitter | string | undefined;
   #responses: ResponseFields | undefined;
   /** Scratch `int64_t` arrays by length (see {@link int64Array}). */
   readonly #int64s: Int32Array[] = [];
@@ -93,6 +97,22 @@ export class Binding {
       this.lib,
       this.callbacks.mode === "native",
     ));
+  }
+
+  /**
+   * The native request submitter (`request_submitter.ts`), made on first use; `undefined` where
+   * there is none ({@link noRequestSubmitter} says why): requests are then built call by call.
+   * @throws {Error} when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor `off`.
+   */
+  get requestSubmitter(): RequestSubmitter | undefined {
+    this.#submitter ??= createRequestSubmitter(this.lib, this.callbacks.mode === "native");
+    return typeof this.#submitter === "string" ? undefined : this.#submitter;
+  }
+
+  /** Why there is no {@link requestSubmitter}; `undefined` when there is one. */
+  get noRequestSubmitter(): string | undefined {
+    void this.requestSubmitter;
+    return typeof this.#submitter === "string" ? this.#submitter : undefined;
   }
 
   /** The trace callbacks, created on first use. */
@@ -225,6 +245,7 @@ export class Binding {
 /** A {@link Tracked} request: its route and its count in the keep-alive. */
 class Route implements Tracked {
   readonly userp: Ptr;
+  readonly address: number;
   readonly #binding: Binding;
   #id: number;
 
@@ -232,6 +253,7 @@ class Route implements Tracked {
     this.#binding = binding;
     this.#id = id;
     this.userp = binding.routes.userp(id);
+    this.address = id; // a route's userp is its id
   }
 
   untrack(): void {

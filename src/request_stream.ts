@@ -77,8 +77,8 @@ export class RequestStream
   implements AsyncGenerator<InferResponse, undefined, undefined>, CompletionTarget, OwnedRequest {
   readonly #options: StreamOptions;
   readonly #binding: Binding;
-  /** `TRITONSERVER_InferenceRequest*`. */
-  readonly #request: Ptr;
+  /** `TRITONSERVER_InferenceRequest*` (set by {@link submitted} where it was made natively). */
+  #request: Ptr;
   /** JS memory Triton reads from until release (input data). */
   #keep: unknown[];
   /** Its completions' route, while Triton may call back for it. */
@@ -99,7 +99,8 @@ export class RequestStream
     this.abort(new TritonError("CANCELLED", `request cancelled: ${describe(reason)}`));
   };
 
-  /** @param request the native request, built and not yet submitted; deleted at `DONE`. */
+  /** @param request the native request, built and not yet submitted (NULL where the native
+   * submitter makes it: {@link submitted} gives it); deleted at `DONE`. */
   constructor(request: Ptr, keep: unknown[], options: StreamOptions) {
     this.#request = request;
     this.#keep = keep;
@@ -107,11 +108,12 @@ export class RequestStream
     this.#binding = options.owner.binding;
   }
 
-  /** Routes completions here and counts the request as in flight; returns the `userp` pointer. */
-  track(): Ptr {
+  /** Routes completions here and counts the request as in flight; returns the route, whose
+   * `userp` the request's callbacks are to receive. */
+  track(): Tracked {
     this.#tracked = this.#binding.track(this);
     this.#options.owner.started(this);
-    return this.#tracked.userp;
+    return this.#tracked;
   }
 
   /** Undoes {@link track}: Triton did not take the request (the caller deletes it). */
@@ -120,8 +122,10 @@ export class RequestStream
     this.#options.owner.finished(this);
   }
 
-  /** Triton took the request: `signal` may cancel it from now on. Never throws. */
-  submitted(signal: AbortSignal | undefined): void {
+  /** Triton took the request: `signal` may cancel it from now on. Never throws.
+   * @param request the request, where the native submitter made it after this stream. */
+  submitted(signal: AbortSignal | undefined, request?: Ptr): void {
+    if (request !== undefined) this.#request = request;
     if (!signal) return;
     this.#signal = signal;
     if (signal.aborted) return this.#onAbort();

@@ -73,7 +73,9 @@ function elementCount(shape: readonly number[]): number {
 export class Tensor<D extends DataTypeName = DataTypeName> {
   /** Triton data type name. */
   readonly dtype: D;
-  /** Dimensions. */
+  /** Dimensions. A tensor made in JS holds a frozen copy of the shape it was given; an output's
+   * array is its own, not frozen (freezing it cost Bun a fifth of its streamed responses/s):
+   * read it, do not modify it. */
   readonly shape: readonly number[];
   /** Where the elements live (`"CPU"` for tensors made in JS). */
   readonly memoryType: MemoryTypeName = "CPU";
@@ -99,7 +101,7 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     this.#data = data;
     if (checked === CHECKED) {
       // From view(): the caller made `shape` for this tensor and checked `data` (elementsOf).
-      this.shape = Object.freeze(shape as number[]);
+      this.shape = shape;
       return;
     }
     checkDataType(dtype);
@@ -203,7 +205,7 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
   /**
    * @internal A tensor whose data is a zero-copy view of memory a response owns; it becomes
    * unreadable once `lease.disposed` is true. Trusts its caller: `shape` is made for this tensor
-   * (it is frozen, not copied) and `data` was checked by {@link elementsOf}.
+   * (it is kept, not copied) and `data` was checked by {@link elementsOf}.
    */
   static view(
     dtype: DataTypeName,

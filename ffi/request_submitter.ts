@@ -71,9 +71,10 @@ export class RequestSubmitter {
   }
 
   /**
-   * Starts a request for `model` (a string the caller checked holds no NUL) on `server`, its
-   * responses allocated by `allocator` with `allocatorUserp` and delivered to `responseFn`, its
-   * release to `releaseFn`. False when the name does not fit the record.
+   * Starts a request for `model` on `server`, its responses allocated by `allocator` with
+   * `allocatorUserp` and delivered to `responseFn`, its release to `releaseFn`. False when the
+   * name does not fit the record.
+   * @throws {TritonError} INVALID_ARG when `model` holds a NUL character.
    */
   begin(
     server: Ptr,
@@ -124,8 +125,9 @@ export class RequestSubmitter {
   }
 
   /**
-   * Adds an input (`name` checked by the caller, `datatype` Triton's code, `base` the data's
-   * address, `byteSize` bytes there). False when it does not fit the record.
+   * Adds an input (`datatype` Triton's code, `base` the data's address, `byteSize` bytes there).
+   * False when it does not fit the record.
+   * @throws {TritonError} INVALID_ARG when `name` holds a NUL character.
    */
   input(
     name: string,

@@ -45,14 +45,10 @@ export class RequestSubmitter {
   /** Where the string area's room begins after the model's name. */
   #modelEnd: number = L.STRINGS;
   #inputs = 0;
-  /** What the header was last written for: unchanged fields are not written again. */
-  #server: Ptr | undefined;
-  #allocator: Ptr | undefined;
-  #policy: Ptr | undefined;
+  /** What the header was last written for: unchanged fields are not written again (pointers by
+   * their field's offset / 8). */
+  readonly #pointers: (Ptr | undefined)[] = [];
   #model: string | undefined;
-  #version: number | undefined;
-  #responseFn: Ptr | undefined;
-  #releaseFn: Ptr | undefined;
   /** Requests Triton took through this submitter. */
   submitted = 0;
 
@@ -85,7 +81,6 @@ export class RequestSubmitter {
     responseFn: Ptr,
     releaseFn: Ptr,
   ): boolean {
-    const { ffi } = this.#lib;
     this.#inputs = 0;
     if (this.#model !== model) {
       this.#model = undefined;
@@ -97,30 +92,12 @@ export class RequestSubmitter {
       this.#modelEnd = this.#free;
     }
     this.#free = this.#modelEnd; // the model's name stays at the start of the string area
-    if (server !== this.#server) {
-      this.#set(L.SERVER, ffi.address(server));
-      this.#server = server;
-    }
-    if (version !== this.#version) {
-      this.#set(L.VERSION, version);
-      this.#version = version;
-    }
-    if (allocator !== this.#allocator) {
-      this.#set(L.ALLOCATOR, ffi.address(allocator));
-      this.#allocator = allocator;
-    }
-    if (allocatorUserp !== this.#policy) {
-      this.#set(L.ALLOCATOR_USERP, ffi.address(allocatorUserp));
-      this.#policy = allocatorUserp;
-    }
-    if (responseFn !== this.#responseFn) {
-      this.#set(L.RESPONSE_FN, ffi.address(responseFn));
-      this.#responseFn = responseFn;
-    }
-    if (releaseFn !== this.#releaseFn) {
-      this.#set(L.RELEASE_FN, ffi.address(releaseFn));
-      this.#releaseFn = releaseFn;
-    }
+    this.#setPointer(L.SERVER, server);
+    this.#set(L.VERSION, version);
+    this.#setPointer(L.ALLOCATOR, allocator);
+    this.#setPointer(L.ALLOCATOR_USERP, allocatorUserp);
+    this.#setPointer(L.RESPONSE_FN, responseFn);
+    this.#setPointer(L.RELEASE_FN, releaseFn);
     return true;
   }
 
@@ -196,6 +173,13 @@ export class RequestSubmitter {
     this.#u8.set(bytes, at);
     this.#free = (end + 7) & ~7;
     return at;
+  }
+
+  /** Writes pointer `p`'s address at `offset`, unless the field already holds it. */
+  #setPointer(offset: number, p: Ptr): void {
+    if (this.#pointers[offset >> 3] === p) return;
+    this.#set(offset, this.#lib.ffi.address(p));
+    this.#pointers[offset >> 3] = p;
   }
 
   /** Writes the 64-bit integer `value` (in ±2^53; negative as two's complement) at `offset`. */

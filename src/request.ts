@@ -20,7 +20,7 @@ import {
   knownFields,
   optionalBoolean,
 } from "./arguments.ts";
-import { check, TritonError } from "./errors.ts";
+import { check, errorFromPtr, TritonError } from "./errors.ts";
 import { modelMetadata } from "./metadata.ts";
 import { type RequestParameterValue, setRequestParameters } from "./request_parameters.ts";
 import type { InferResponse } from "./response.ts";
@@ -149,18 +149,9 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
           BigInt(tensor.shape.length),
         ),
       );
-      // Inputs are read in place: a device address, or JS memory kept alive until release.
-      let base: Ptr;
-      let byteSize: number;
-      if (tensor.memoryType === "GPU") {
-        base = ffi.fromAddress(tensor.devicePointer!);
-        byteSize = tensor.byteSize;
-      } else {
-        const bytes = tensor.toBytes();
-        keep.push(bytes);
-        base = ffi.addressOf(bytes);
-        byteSize = bytes.byteLength;
-      }
+      const bytes = hostBytes(tensor, keep);
+      const base = bytes ? ffi.addressOf(bytes) : ffi.fromAddress(tensor.devicePointer!);
+      const byteSize = bytes ? bytes.byteLength : tensor.byteSize;
       if (byteSize > 0) {
         check(
           lib,
@@ -180,13 +171,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
         check(lib, api.TRITONSERVER_InferenceRequestAddRequestedOutput(request, name));
       }
     }
-    stream = new RequestStream(request, keep, {
-      owner,
-      model: { name: target.model, version: target.version },
-      id: req.id ?? "",
-      queue: req.responseQueue,
-      raiseOnError: req.raiseOnError ?? true,
-    });
+    stream = newStream(target, req, request, keep);
     // Tracked before submitting: the completions are drained on a later macrotask, and find it.
     const userp = stream.track().userp;
     check(
@@ -261,31 +246,17 @@ function submitNatively(
   if (!begun) return undefined;
   const keep: unknown[] = [];
   for (const [name, tensor] of tensors) {
-    // Inputs are read in place: a device address, or JS memory kept alive until release.
-    let base = 0;
-    let byteSize: number;
-    if (tensor.memoryType === "GPU") {
-      base = tensor.devicePointer!;
-      byteSize = tensor.byteSize;
-    } else {
-      const bytes = tensor.toBytes();
-      keep.push(bytes);
-      byteSize = bytes.byteLength;
-      if (byteSize > 0) base = ffi.address(ffi.addressOf(bytes));
-    }
+    const bytes = hostBytes(tensor, keep);
+    const byteSize = bytes ? bytes.byteLength : tensor.byteSize;
+    let base = tensor.devicePointer ?? 0; // a GPU input's device address
+    if (bytes && byteSize > 0) base = ffi.address(ffi.addressOf(bytes));
     const code = DATA_TYPES[tensor.dtype].code;
     const type = MemoryType[tensor.memoryType];
     if (!submitter.input(name, code, tensor.shape, base, byteSize, type, tensor.memoryTypeId)) {
       return undefined;
     }
   }
-  const stream = new RequestStream(ffi.NULL, keep, {
-    owner,
-    model: { name: target.model, version: target.version },
-    id: "",
-    queue: req.responseQueue,
-    raiseOnError: req.raiseOnError ?? true,
-  });
+  const stream = newStream(target, req, ffi.NULL, keep);
   // Tracked before submitting: the completions are drained on a later macrotask, and find it.
   if (submitter.submit(stream.track().address)) {
     stream.submitted(req.signal, submitter.request);
@@ -295,12 +266,36 @@ function submitNatively(
   const err = submitter.error;
   stream.untrack();
   if (!ffi.isNull(request)) api.TRITONSERVER_InferenceRequestDelete(request);
-  try {
-    check(lib, err);
-  } catch (e) {
-    throw withModelInputs(target, e);
+  if (ffi.isNull(err)) {
+    throw new TritonError("INTERNAL", "the request submitter failed without an error");
   }
-  throw new TritonError("INTERNAL", "the request submitter failed without an error");
+  throw withModelInputs(target, errorFromPtr(lib, err, true));
+}
+
+/** Where Triton reads input `tensor` in place: its host bytes, kept alive in `keep` until the
+ * request is released; undefined in GPU memory (its device address is the data). */
+function hostBytes(tensor: Tensor, keep: unknown[]): Uint8Array | undefined {
+  if (tensor.memoryType === "GPU") return undefined;
+  const bytes = tensor.toBytes();
+  keep.push(bytes);
+  return bytes;
+}
+
+/** The stream of `req`'s responses, for its native `request` (NULL until the native submitter
+ * made it), reading inputs from `keep`. */
+function newStream(
+  target: InferTarget,
+  req: InferRequest,
+  request: Ptr,
+  keep: unknown[],
+): RequestStream {
+  return new RequestStream(request, keep, {
+    owner: target.owner,
+    model: { name: target.model, version: target.version },
+    id: req.id ?? "",
+    queue: req.responseQueue,
+    raiseOnError: req.raiseOnError ?? true,
+  });
 }
 
 /** The fields of {@link InferRequest}. */

@@ -264,15 +264,22 @@ export async function serveGrpc(
       const denied = allowed(category, call);
       if (denied !== undefined) return callback({ code: Status.UNAVAILABLE, details: denied });
       const controller = begin();
-      call.on("cancelled", () => controller.abort(new Error("the client cancelled the call")));
+      // grpc-js emits "cancelled" when the call's stream closes, answered or not: only a call
+      // still running is cancelled.
+      let answered = false;
+      call.on("cancelled", () => {
+        if (!answered) controller.abort(new Error("the client cancelled the call"));
+      });
       new Promise((resolve) =>
         resolve(run(call.request as Record<string, unknown>, controller.signal))
       ).then(
         (value) => {
+          answered = true;
           end(controller);
           callback(null, convert ? res.fromObject(value as object) : value);
         },
         (e) => {
+          answered = true;
           end(controller);
           callback(statusOf(e));
         },
@@ -487,6 +494,8 @@ export async function serveGrpc(
   const grpcServer = new grpc.Server({
     "grpc.max_receive_message_length": MAX_MESSAGE_BYTES,
     "grpc.max_send_message_length": MAX_MESSAGE_BYTES,
+    // Channelz stays on (grpc-js's default): with "grpc.enable_channelz": 0, grpc-js 1.14's
+    // forceShutdown() does not end the open sessions, and close({ timeout }) would wait forever.
   });
   grpcServer.addService(definitions.inference, handlers);
   grpcServer.addService(definitions.health, healthHandlers);

@@ -265,21 +265,18 @@ export async function serveGrpc(
       if (denied !== undefined) return callback({ code: Status.UNAVAILABLE, details: denied });
       const controller = begin();
       // grpc-js emits "cancelled" when the call's stream closes, answered or not: only a call
-      // still running is cancelled.
-      let answered = false;
+      // still in flight (not yet ended) is cancelled.
       call.on("cancelled", () => {
-        if (!answered) controller.abort(new Error("the client cancelled the call"));
+        if (calls.has(controller)) controller.abort(new Error("the client cancelled the call"));
       });
       new Promise((resolve) =>
         resolve(run(call.request as Record<string, unknown>, controller.signal))
       ).then(
         (value) => {
-          answered = true;
           end(controller);
           callback(null, convert ? res.fromObject(value as object) : value);
         },
         (e) => {
-          answered = true;
           end(controller);
           callback(statusOf(e));
         },
@@ -424,6 +421,7 @@ export async function serveGrpc(
           end(controller);
         })();
       const abort = () => {
+        if (!calls.has(controller)) return; // the stream ended: grpc-js still emits "cancelled"
         controller.abort(new Error("the client cancelled the stream"));
         void finish();
       };

@@ -193,8 +193,9 @@ function parameterOf(value: ParameterValue): Record<string, unknown> {
   }
 }
 
-/** The `ModelInferResponse` of `response` (read now: the caller disposes it after), with
- * `triton_final_response` set where the request streams. */
+/** The `ModelInferResponse` of `response`, with `triton_final_response` set where the request
+ * streams. Its `raw_output_contents` may view the response's buffers (outputs past the copy
+ * limit): encode it before the response is disposed. */
 export function inferResponseMessage(
   response: InferResponse,
   final: boolean | undefined,

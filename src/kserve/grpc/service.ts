@@ -87,6 +87,13 @@ const MAX_MESSAGE_BYTES = 2 ** 31 - 1;
 
 const DECODE: protobuf.IConversionOptions = { longs: String, defaults: true };
 
+/** `bytes` as a `Buffer` over the same memory (no copy). */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 function statusOf(error: unknown): { code: number; details: string } {
   if (error instanceof TritonError) {
     return { code: GRPC_STATUS[error.code] ?? Status.UNKNOWN, details: error.message };
@@ -126,7 +133,9 @@ export function serviceDefinitions(
       requestSerialize: (m: unknown) =>
         Buffer.from(req.encode(req.fromObject(m as object)).finish()),
       requestDeserialize: (b: Buffer) => req.toObject(req.decode(b), DECODE),
-      responseSerialize: (m: unknown) => Buffer.from(res.encode(m as object).finish()),
+      // A message already encoded (see `encoder` in serveGrpc) goes out as it is.
+      responseSerialize: (m: unknown) =>
+        asBuffer(m instanceof Uint8Array ? m : res.encode(m as object).finish()),
       responseDeserialize: (b: Buffer) => res.toObject(res.decode(b), DECODE),
     };
   };
@@ -229,6 +238,18 @@ export async function serveGrpc(
   const restricted = restrictionCheck(options.restrictedApis);
   const root = protocolRoot();
   const type = (name: string) => root.lookupType(name);
+  /**
+   * Encodes a message of type `name` at once, into bytes of its own. An inference response's
+   * outputs can be views of Triton's buffers, which go back to Triton when the response is
+   * disposed; grpc-js serializes a message only when it gets to it (after the handler returns,
+   * or after the writes queued before it on a stream), so a response is encoded while it is held.
+   */
+  const encoder = (name: string) => {
+    const t = type(name);
+    return (message: object): Uint8Array => t.encode(message).finish();
+  };
+  const encodeInferResponse = encoder("inference.ModelInferResponse");
+  const encodeStreamResponse = encoder("inference.ModelStreamInferResponse");
 
   /** Calls in flight, each with what cancels its requests. */
   const calls = new Set<AbortController>();
@@ -300,7 +321,7 @@ export async function serveGrpc(
     }
     if (response === undefined) unsupported("the model sent no response; use ModelStreamInfer");
     try {
-      return inferResponseMessage(response, undefined);
+      return encodeInferResponse(inferResponseMessage(response, undefined));
     } finally {
       response.dispose();
     }
@@ -442,7 +463,10 @@ export async function serveGrpc(
           for await (const r of model.infer({ ...request, signal: controller.signal })) {
             try {
               if (r.final) sawFinal = true;
-              call.write({ error_message: "", infer_response: inferResponseMessage(r, r.final) });
+              call.write(encodeStreamResponse({
+                error_message: "",
+                infer_response: inferResponseMessage(r, r.final),
+              }));
             } finally {
               r.dispose();
             }

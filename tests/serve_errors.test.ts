@@ -459,6 +459,66 @@ describe("body size cap: 413 before the body is read", () => {
     assert.deepEqual((await r.json()).outputs[0].data, [1, 2, 3]);
   });
 
+  test("JSON over maxJsonBytes is 413 naming it; binary data past the header only counts against maxRequestBytes", async () => {
+    const JSON_CAP = 256;
+    const handler = kserveHandler(s.server, { maxJsonBytes: JSON_CAP, maxRequestBytes: 1 << 20 });
+    const url = "http://x/v2/models/identity_uint8/infer";
+    const data = new Uint8Array(4096).map((_, i) => (i * 7 + 3) & 0xff);
+    const header = new TextEncoder().encode(JSON.stringify({
+      inputs: [{
+        name: "INPUT0",
+        datatype: "UINT8",
+        shape: [1, data.length],
+        parameters: { binary_data_size: data.length },
+      }],
+      outputs: [{ name: "OUTPUT0", parameters: { binary_data: true } }],
+    }));
+    assert.ok(header.length <= JSON_CAP && header.length + data.length > JSON_CAP);
+    const body = new Uint8Array(header.length + data.length);
+    body.set(header);
+    body.set(data, header.length);
+    const binary = (headerLength: number, bytes: Uint8Array<ArrayBuffer>) =>
+      handler(
+        new Request(url, {
+          method: "POST",
+          headers: { "inference-header-content-length": String(headerLength) },
+          body: bytes,
+        }),
+      );
+    const ok = await binary(header.length, body);
+    assert.equal(ok.status, 200, await ok.clone().text());
+    const echoed = new Uint8Array(await ok.arrayBuffer());
+    const at = Number(ok.headers.get("inference-header-content-length"));
+    assert.equal(Buffer.compare(echoed.subarray(at), data), 0);
+    await expectError(
+      await binary(JSON_CAP + 1, new Uint8Array(JSON_CAP + 1)),
+      413,
+      /JSON header \(Inference-Header-Content-Length\) of 257 bytes exceeds the limit of 256 bytes \(maxJsonBytes\)/,
+    );
+    const json = JSON.stringify(int32Input([1, 2, 3])).padEnd(JSON_CAP + 1, " ");
+    await expectError(
+      await handler(new Request(url, { method: "POST", body: json })),
+      413,
+      /request body of (257|more than 256) bytes exceeds the limit of 256 bytes \(maxJsonBytes\)/,
+    );
+    const generate = await handler(
+      new Request("http://x/v2/models/identity_int32/generate", { method: "POST", body: json }),
+    );
+    await expectError(generate, 413, /\(maxJsonBytes\)/);
+    // The tighter limit is the one named: a body cap under the JSON cap is maxRequestBytes.
+    const tight = kserveHandler(s.server, { maxJsonBytes: 1 << 20, maxRequestBytes: JSON_CAP });
+    await expectError(
+      await tight(new Request(url, { method: "POST", body: json })),
+      413,
+      /\(maxRequestBytes\)/,
+    );
+    assert.throws(
+      () => kserveHandler(s.server, { maxJsonBytes: 1.5 }),
+      (e: unknown) =>
+        e instanceof TritonError && e.code === "INVALID_ARG" && /maxJsonBytes/.test(e.message),
+    );
+  });
+
   test("the server is healthy and nothing is left behind", async () => {
     assert.equal((await fetch(`${s.url}/v2/health/ready`)).status, 200);
     await settled(s);

@@ -9,27 +9,46 @@ import { HttpError, invalid } from "./errors.ts";
 
 const EMPTY = new Uint8Array(0);
 
-function tooLarge(size: number | string, max: number): HttpError {
+/** A size cap, and the option that sets it (named in the 413 that enforces it). */
+export interface SizeLimit {
+  /** The most bytes accepted. */
+  readonly bytes: number;
+  /** The option that sets {@link bytes}, e.g. `maxRequestBytes`. */
+  readonly option: string;
+}
+
+/** The request size limits of the HTTP front end (`maxRequestBytes`, `maxJsonBytes`). */
+export interface RequestLimits {
+  /** A whole body. */
+  readonly body: SizeLimit;
+  /** A JSON body, or a binary request's JSON header: the tighter of the two limits. */
+  readonly json: SizeLimit;
+}
+
+/** The 413 for `what` of `size` bytes over `limit`. */
+export function tooLarge(what: string, size: number | string, limit: SizeLimit): HttpError {
   return new HttpError(
     413,
-    `request body of ${size} bytes exceeds the limit of ${max} bytes (maxRequestBytes)`,
+    `${what} of ${size} bytes exceeds the limit of ${limit.bytes} bytes (${limit.option})`,
   );
 }
 
 /**
- * The whole body of `request`, at most `max` bytes.
- * @throws {HttpError} 413 when `Content-Length` or the bytes received exceed `max`.
+ * The whole body of `request`, at most `limit.bytes` bytes.
+ * @throws {HttpError} 413 naming `limit.option` when `Content-Length` or the bytes received
+ *   exceed it.
  * @throws {TritonError} INVALID_ARG for a malformed `Content-Length`, or a body that ends before
  *   its declared size.
  */
-export async function readBody(request: Request, max: number): Promise<Uint8Array> {
+export async function readBody(request: Request, limit: SizeLimit): Promise<Uint8Array> {
+  const max = limit.bytes;
   const declared = request.headers.get("content-length");
   if (declared !== null) {
     if (!/^\d+$/.test(declared.trim())) invalid(`invalid Content-Length '${declared}'`);
     const size = Number(declared.trim());
     if (size > max) {
       request.body?.cancel().catch(() => {});
-      throw tooLarge(declared.trim(), max);
+      throw tooLarge("request body", declared.trim(), limit);
     }
     if (size === 0) return EMPTY;
     // HTTP framing holds the body to its declared size: read it whole (the runtimes' fast path).
@@ -52,7 +71,7 @@ export async function readBody(request: Request, max: number): Promise<Uint8Arra
       total += value.byteLength;
       if (total > max) {
         reader.cancel().catch(() => {});
-        throw tooLarge(`more than ${max}`, max);
+        throw tooLarge("request body", `more than ${max}`, limit);
       }
       chunks.push(value);
     }

@@ -12,7 +12,7 @@ import type { Model } from "../model.ts";
 import type { InferRequest } from "../request.ts";
 import type { InferResponse } from "../response.ts";
 import type { Tensor } from "../tensor.ts";
-import { readBody } from "./body.ts";
+import { readBody, type SizeLimit } from "./body.ts";
 import { HTTP_STATUS, invalid, unsupported } from "./errors.ts";
 import { type EventStream, eventStream } from "./event_stream.ts";
 import {
@@ -145,16 +145,16 @@ const ONE_RESPONSE = "generate expects the model to send exactly one response";
  * @throws {TritonError} INVALID_ARG for a malformed request; the model's error (generate, or the
  *   stream failing before its first response); INTERNAL when generate gets other than one
  *   response.
- * @throws {HttpError} 413 for a body over `maxBytes`.
+ * @throws {HttpError} 413 for a body over `limit`.
  */
 export async function generateEndpoint(
   model: Model,
   request: Request,
-  maxBytes: number,
+  limit: SizeLimit,
   streaming: boolean,
 ): Promise<{ response: Response; stream?: EventStream }> {
   const metadata = model.metadata();
-  const body = await readBody(request, maxBytes);
+  const body = await readBody(request, limit);
   const json = body.byteLength === 0
     ? {}
     : record(parseJson(body, "generate request"), "the generate request");

@@ -10,7 +10,7 @@ import { describeValue, expectRecord } from "../arguments.ts";
 import { type Context, Hono } from "hono";
 import type { Server } from "../server.ts";
 import { TritonError } from "../errors.ts";
-import { readBody } from "./body.ts";
+import { readBody, type RequestLimits, type SizeLimit } from "./body.ts";
 import { errorResponse, invalid, responseForError, unsupported } from "./errors.ts";
 import type { EventStream } from "./event_stream.ts";
 import { generateEndpoint } from "./generate.ts";
@@ -22,11 +22,20 @@ import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "
 
 /** What the handler accepts and who may call what. */
 export interface KServeOptions {
-  /** The largest request body accepted, in bytes (default 64 MiB, Triton's default
-   * `--http-max-input-size`). A larger `Content-Length`, or a chunked body that grows past it,
-   * is answered 413 before the body is read further. Every tensor a request declares must fit in
-   * its body, so this also bounds what a request can make the server allocate. */
+  /** The largest request body accepted, in bytes: JSON and binary tensor data together.
+   * A larger `Content-Length`, or a chunked body that grows past it, is answered 413 naming
+   * `maxRequestBytes` before the body is read further. Every tensor a request declares must fit
+   * in its body, so this also bounds what a request can make the server allocate.
+   * @default 2147483647 (2 GiB − 1: the largest message Triton's gRPC front end takes;
+   *   `tritonserver` caps only the JSON parts of an HTTP request, see {@link maxJsonBytes}) */
   readonly maxRequestBytes?: number;
+  /** The largest JSON accepted, in bytes: a JSON body (infer, generate, repository) or the JSON
+   * header of a binary infer request (`Inference-Header-Content-Length`). Over it: 413 naming
+   * `maxJsonBytes`, before the body is read. Binary tensor data after the header counts only
+   * against {@link maxRequestBytes}.
+   * @default 67108864 (64 MiB: `tritonserver`'s `--http-max-input-size`, which caps the same
+   *   JSON parts) */
+  readonly maxJsonBytes?: number;
   /** Categories of endpoints served only to requests carrying a header with a given value, e.g.
    * `{ "model-repository": { header: "admin-key", value: "…" } }` (Triton's
    * `--http-restricted-api`); the others get 403. Default: everything open. */
@@ -55,8 +64,27 @@ export interface KServeHooks {
   readonly onStream?: (request: Request) => void;
 }
 
+/** 2 GiB − 1. */
+export const DEFAULT_MAX_REQUEST_BYTES: number = 2 ** 31 - 1;
 /** 64 MiB. */
-export const DEFAULT_MAX_REQUEST_BYTES: number = 64 * 1024 * 1024;
+export const DEFAULT_MAX_JSON_BYTES: number = 64 * 1024 * 1024;
+
+/** The limit `options[option]` sets, `fallback` when absent.
+ * @throws {TritonError} INVALID_ARG for anything but a whole number of bytes >= 0. */
+function sizeLimit(
+  options: KServeOptions,
+  option: "maxRequestBytes" | "maxJsonBytes",
+  fallback: number,
+): SizeLimit {
+  const bytes = options[option] ?? fallback;
+  if (!Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `${option} must be an integer number of bytes >= 0, not ${describeValue(bytes)}`,
+    );
+  }
+  return { bytes, option };
+}
 
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -106,14 +134,17 @@ export function kserveService(
   options: KServeOptions = {},
   hooks: KServeHooks = {},
 ): KServeService {
-  expectRecord("the KServe options", options, "{ maxRequestBytes?, restrictedApis? }");
-  const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
-    throw new TritonError(
-      "INVALID_ARG",
-      `maxRequestBytes must be an integer number of bytes >= 0, not ${describeValue(maxBytes)}`,
-    );
-  }
+  expectRecord(
+    "the KServe options",
+    options,
+    "{ maxRequestBytes?, maxJsonBytes?, restrictedApis? }",
+  );
+  const bodyLimit = sizeLimit(options, "maxRequestBytes", DEFAULT_MAX_REQUEST_BYTES);
+  const jsonLimit = sizeLimit(options, "maxJsonBytes", DEFAULT_MAX_JSON_BYTES);
+  const limits: RequestLimits = {
+    body: bodyLimit,
+    json: jsonLimit.bytes <= bodyLimit.bytes ? jsonLimit : bodyLimit,
+  };
   const guard = restrictionGuard(options.restrictedApis);
   /** Streamed responses and their streams; the streams still open. */
   const streams = new WeakMap<Response, EventStream>();
@@ -209,12 +240,12 @@ export function kserveService(
     "POST",
     modelPaths("/infer"),
     "inference",
-    (c) => inferEndpoint(server.model(modelName(c), versionOf(c)), c.req.raw, maxBytes),
+    (c) => inferEndpoint(server.model(modelName(c), versionOf(c)), c.req.raw, limits),
   );
   const generate = async (c: Context, streaming: boolean): Promise<Response> => {
     const request = c.req.raw;
     const target = server.model(modelName(c), versionOf(c));
-    const { response, stream } = await generateEndpoint(target, request, maxBytes, streaming);
+    const { response, stream } = await generateEndpoint(target, request, limits.json, streaming);
     if (stream) {
       streams.set(response, stream);
       open.add(stream);
@@ -230,7 +261,7 @@ export function kserveService(
     "POST",
     ["/v2/repository/index", "/v2/repository/:repository/index"],
     "model-repository",
-    async (c) => json(repositoryIndex(server, await readBody(c.req.raw, maxBytes))),
+    async (c) => json(repositoryIndex(server, await readBody(c.req.raw, limits.json))),
   );
   for (const action of ["load", "unload"] as const) {
     route(
@@ -244,7 +275,7 @@ export function kserveService(
         if (c.req.param("repository") !== undefined) {
           unsupported("'repository_name' specification is not supported");
         }
-        const body = await readBody(c.req.raw, maxBytes);
+        const body = await readBody(c.req.raw, limits.json);
         const name = modelName(c);
         if (action === "load") await repositoryLoad(server, name, body);
         else await repositoryUnload(server, name, body);

@@ -6,7 +6,7 @@
  */
 import { TritonError } from "../errors.ts";
 import type { Model } from "../model.ts";
-import { readBody } from "./body.ts";
+import { readBody, type RequestLimits, tooLarge } from "./body.ts";
 import { unsupported } from "./errors.ts";
 import { INFERENCE_HEADER, parseInferRequest } from "./infer_request.ts";
 import { inferHttpResponse } from "./infer_response.ts";
@@ -17,12 +17,13 @@ import { inferHttpResponse } from "./infer_response.ts";
  * writes its response, disposing it once written.
  * @throws {TritonError} UNSUPPORTED for a decoupled model (as Triton); INVALID_ARG for a malformed
  *   request; the model's error; INTERNAL when the model sends other than one response.
- * @throws {HttpError} 413 for a body over `maxBytes`.
+ * @throws {HttpError} 413 for a body over `limits.body`, or JSON (the body, or a binary request's
+ *   header) over `limits.json`, before the body is read.
  */
 export async function inferEndpoint(
   model: Model,
   request: Request,
-  maxBytes: number,
+  limits: RequestLimits,
 ): Promise<Response> {
   if (model.transactionProperties().decoupled) {
     unsupported(
@@ -30,8 +31,15 @@ export async function inferEndpoint(
         "use generate_stream",
     );
   }
-  const body = await readBody(request, maxBytes);
-  const parsed = parseInferRequest(body, request.headers.get(INFERENCE_HEADER));
+  const header = request.headers.get(INFERENCE_HEADER);
+  // Binary data counts against the body's limit only; the JSON it follows against the JSON's.
+  const declared = Number(header?.trim());
+  if (declared > limits.json.bytes) {
+    request.body?.cancel().catch(() => {});
+    throw tooLarge("JSON header (Inference-Header-Content-Length)", declared, limits.json);
+  }
+  const body = await readBody(request, header === null ? limits.json : limits.body);
+  const parsed = parseInferRequest(body, header);
   let answer: Response | undefined;
   for await (const response of model.infer({ ...parsed.request, signal: request.signal })) {
     try {

@@ -38,8 +38,9 @@ function exactNumber(token: string): number | bigint {
  * @throws {TritonError} INVALID_ARG when the text is not JSON.
  */
 export function parseJson(bytes: Uint8Array, what: string): Json {
-  const text = decoder.decode(bytes);
   try {
+    // Inside the try: a text past the runtime's longest string is refused here too.
+    const text = decoder.decode(bytes);
     return LONG_DIGITS.test(text)
       ? parseLossless(text, null, exactNumber) as Json
       : JSON.parse(text) as Json;

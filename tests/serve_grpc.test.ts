@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { test } from "./support/test.ts";
-import { type Server } from "../mod.ts";
+import { type Server, TritonError } from "../mod.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/service.ts";
 import { startServer } from "./support/env.ts";
@@ -384,4 +384,44 @@ test("bad options are INVALID_ARG", async () => {
     serveGrpc(server, { restrictedApis: { nope: { header: "a", value: "b" } } as never }),
     /unknown restricted API category 'nope'/,
   );
+  for (const bad of [-1, 1.5, 2 ** 31, "1"]) {
+    await assert.rejects(
+      serveGrpc(server, { maxMessageBytes: bad as number }),
+      (e: unknown) =>
+        e instanceof TritonError && e.code === "INVALID_ARG" && /maxMessageBytes/.test(e.message),
+    );
+  }
+});
+
+test("a message over maxMessageBytes fails RESOURCE_EXHAUSTED naming it; under it is exact", async () => {
+  const LIMIT = 64 * 1024;
+  const own = await serveGrpc(server, { port: 0, maxMessageBytes: LIMIT });
+  const c = new Client(own.address, grpc.credentials.createInsecure(), {
+    "grpc.max_send_message_length": -1,
+  }) as typeof client;
+  const infer = (n: number) => {
+    const data = Int32Array.from({ length: n }, (_, i) => i * 7 - 3);
+    const request = {
+      model_name: "identity_int32",
+      inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, n] }],
+      raw_input_contents: [new Uint8Array(data.buffer)],
+    };
+    return new Promise<[Int32Array, Msg]>((resolve, reject) =>
+      c.ModelInfer(request, (e: Error | null, r: Msg) => (e ? reject(e) : resolve([data, r])))
+    );
+  };
+  try {
+    const [sent, answer] = await infer(LIMIT / 8);
+    const out = (answer.raw_output_contents as Uint8Array[])[0];
+    assert.equal(Buffer.compare(out, new Uint8Array(sent.buffer)), 0);
+    await assert.rejects(infer(LIMIT / 4 + 1), (e: grpc.ServiceError) => {
+      assert.equal(e.code, grpc.status.RESOURCE_EXHAUSTED, e.message);
+      assert.match(e.details, /larger than max .*\(maxMessageBytes\)/);
+      return true;
+    });
+    assert.deepEqual(await call("ServerLive", {}), { live: true });
+  } finally {
+    c.close();
+    await own.close();
+  }
 });

@@ -7,6 +7,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
+import { describeValue } from "../../arguments.ts";
 import { TritonError } from "../../errors.ts";
 import type { ErrorCodeName } from "../../../ffi/mod.ts";
 import type { InferResponse } from "../../response.ts";
@@ -32,6 +33,12 @@ export interface GrpcServeOptions {
   /** Categories of RPCs served only to calls carrying a metadata header with a given value
    * (Triton's `--grpc-restricted-protocol`); the others fail UNAVAILABLE. Default: all open. */
   readonly restrictedApis?: RestrictedApis;
+  /** The largest message either way, in bytes: a request over it is refused before it is read
+   * further, a response over it is not sent; both fail RESOURCE_EXHAUSTED naming
+   * `maxMessageBytes`. Messages are held whole in memory, so a connection holds at most this
+   * much per call in flight.
+   * @default 2147483647 (2 GiB − 1: gRPC's largest, which Triton's gRPC front end takes) */
+  readonly maxMessageBytes?: number;
   /** Aborting it closes the service (as `close()`). */
   readonly signal?: AbortSignal;
 }
@@ -65,6 +72,7 @@ const Status = {
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
   ALREADY_EXISTS: 6,
+  RESOURCE_EXHAUSTED: 8,
   UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
@@ -84,6 +92,22 @@ export const GRPC_STATUS: Readonly<Record<ErrorCodeName, number>> = {
 
 /** The largest message either way: what gRPC allows (Triton raises the library's 4 MiB to it). */
 const MAX_MESSAGE_BYTES = 2 ** 31 - 1;
+
+/**
+ * Names `maxMessageBytes` in grpc-js's own "message larger than max" statuses
+ * (RESOURCE_EXHAUSTED). grpc-js sends them from inside the call it hands the first interceptor,
+ * past any responder an interceptor could install, so that call's `sendStatus` is wrapped.
+ */
+const namingMessageLimit: grpc.ServerInterceptor = (_method, call) => {
+  const send = call.sendStatus.bind(call);
+  call.sendStatus = (status) =>
+    send(
+      status.code === Status.RESOURCE_EXHAUSTED && status.details.includes("larger than")
+        ? { ...status, details: `${status.details} (maxMessageBytes)` }
+        : status,
+    );
+  return call as grpc.ServerInterceptingCall;
+};
 
 const DECODE: protobuf.IConversionOptions = { longs: String, defaults: true };
 
@@ -213,7 +237,8 @@ export function serviceDefinitions(
  * `error_message` and the stream goes on, unless the call carries the `triton_grpc_error`
  * header, which ends it with the error's status), and `grpc.health.v1.Health/Check`. Errors carry
  * the gRPC status Triton gives their code ({@link GRPC_STATUS}). A client that cancels or goes
- * away cancels its requests in Triton. Messages may be as large as gRPC allows (2 GiB − 1).
+ * away cancels its requests in Triton. Messages may be as large as gRPC allows (2 GiB − 1) unless
+ * `maxMessageBytes` says less.
  * @example
  * ```ts
  * import { Server } from "tritonffi";
@@ -232,9 +257,19 @@ export async function serveGrpc(
   const { hostname, port, signal } = listenOptions(
     "serveGrpc()",
     options,
-    "{ hostname?, port?, restrictedApis?, signal? }",
+    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, signal? }",
     8001,
   );
+  const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  if (
+    !Number.isInteger(maxMessageBytes) || maxMessageBytes < 0 || maxMessageBytes > MAX_MESSAGE_BYTES
+  ) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `maxMessageBytes must be an integer number of bytes in [0, ${MAX_MESSAGE_BYTES}], not ` +
+        describeValue(maxMessageBytes),
+    );
+  }
   const restricted = restrictionCheck(options.restrictedApis);
   const root = protocolRoot();
   const type = (name: string) => root.lookupType(name);
@@ -514,8 +549,13 @@ export async function serveGrpc(
   };
 
   const grpcServer = new grpc.Server({
-    "grpc.max_receive_message_length": MAX_MESSAGE_BYTES,
-    "grpc.max_send_message_length": MAX_MESSAGE_BYTES,
+    "grpc.max_receive_message_length": maxMessageBytes,
+    "grpc.max_send_message_length": maxMessageBytes,
+    // node:http2 refuses new streams (ENHANCE_YOUR_CALM) once a session holds more than this;
+    // grpc-js lifts it by default, and so does this, explicitly: what a connection holds is
+    // bounded by maxMessageBytes per call in flight instead, each paced by HTTP/2 flow control.
+    "grpc-node.max_session_memory": Number.MAX_SAFE_INTEGER,
+    interceptors: [namingMessageLimit],
     // Channelz stays on (grpc-js's default): with "grpc.enable_channelz": 0, grpc-js 1.14's
     // forceShutdown() does not end the open sessions, and close({ timeout }) would wait forever.
   });

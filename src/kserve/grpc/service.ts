@@ -125,6 +125,19 @@ function statusOf(error: unknown): { code: number; details: string } {
   return { code: Status.INTERNAL, details: error instanceof Error ? error.message : String(error) };
 }
 
+/** Resolves once `stream`'s write buffer has drained, or the stream closed, failed or was
+ * cancelled (nothing left to wait for then). */
+function whenDrained(stream: grpc.ServerDuplexStream<unknown, unknown>): Promise<void> {
+  return new Promise((resolve) => {
+    const events = ["drain", "close", "error", "cancelled"] as const;
+    const done = () => {
+      for (const event of events) stream.off(event, done);
+      resolve();
+    };
+    for (const event of events) stream.on(event, done);
+  });
+}
+
 /** A version as the protocol gives it: "" → -1 (the server's choice). */
 function versionOf(text: string): number {
   if (text === "") return -1;
@@ -482,6 +495,13 @@ export async function serveGrpc(
         void finish();
       };
       call.on("cancelled", abort);
+      /** Resolves when the stream's write buffer drains, or it ends; one wait shared by all the
+       * stream's requests. */
+      let draining: Promise<void> | undefined;
+      const drained = () =>
+        draining ??= whenDrained(call).finally(() => {
+          draining = undefined;
+        });
       const endsOnError = call.metadata.get("triton_grpc_error").length > 0;
       let failed = false;
       const fail = (e: unknown) => {
@@ -496,15 +516,19 @@ export async function serveGrpc(
           const model = server.model(message.model_name, versionOf(message.model_version));
           let sawFinal = false;
           for await (const r of model.infer({ ...request, signal: controller.signal })) {
+            let flowing: boolean;
             try {
               if (r.final) sawFinal = true;
-              call.write(encodeStreamResponse({
+              flowing = call.write(encodeStreamResponse({
                 error_message: "",
                 infer_response: inferResponseMessage(r, r.final),
               }));
             } finally {
               r.dispose();
             }
+            // A client reading slower than the model answers: the next response waits in the
+            // binding (and in Triton) until the stream drains, instead of piling up here.
+            if (!flowing) await drained();
           }
           if (!sawFinal && emptyFinal) {
             call.write({

@@ -1,0 +1,131 @@
+/**
+ * The front ends at real tensor sizes, driven by Triton's own clients: `tritonclient.http` and
+ * `tritonclient.grpc` send and get back 128 KiB and 64 MiB tensors and eight 8 MiB calls at once
+ * on one client (tests/support/tritonclient_large_check.py), and `perf_analyzer` runs 16 MiB
+ * tensors at concurrency 8 over HTTP and gRPC with every output checked against its input
+ * (`validation_data`). Every byte must arrive, none may be refused.
+ *
+ * Needs a Python with `tritonclient[all]` importable (`pip install tritonclient[all]`, or a copy on
+ * `$TRITONCLIENT_PYTHONPATH`; `$TRITONCLIENT_PYTHON` picks the interpreter) and numpy, and for the
+ * perf_analyzer part `$PERF_ANALYZER` (Triton's perf_analyzer, as in Triton's SDK container).
+ * Each part is skipped, with the reason, where its client is missing.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before } from "node:test";
+import { Buffer } from "node:buffer";
+import { env } from "../ffi/runtime.ts";
+import { type GrpcService, serveGrpc } from "../grpc.ts";
+import { test } from "./support/test.ts";
+import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
+import { type Serving, settled, startServing, stopServing } from "./support/serve.ts";
+
+const script = supportScript("tritonclient_large_check.py");
+const skipHttp = await skipUnlessImportable("tritonclient.http");
+const skipGrpc = await skipUnlessImportable("tritonclient.grpc");
+const perfAnalyzer = env("PERF_ANALYZER");
+const skipPerf = perfAnalyzer ? false : "PERF_ANALYZER is not set (Triton's perf_analyzer)";
+
+let s: Serving | undefined;
+let grpcService: GrpcService | undefined;
+let dir: string | undefined;
+before(async () => {
+  if (skipHttp && skipGrpc && skipPerf) return;
+  s = await startServing();
+  grpcService = await serveGrpc(s.server, { port: 0 });
+  dir = mkdtempSync(join(tmpdir(), "tritonffi-large-"));
+});
+after(async () => {
+  await grpcService?.close();
+  await stopServing(s);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Waits until neither front end nor Triton has anything in flight. */
+async function settledBoth(): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (grpcService!.active > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.equal(grpcService!.active, 0, "gRPC calls still being served");
+  await settled(s!);
+}
+
+for (const [protocol, skip] of [["http", skipHttp], ["grpc", skipGrpc]] as const) {
+  test(`tritonclient.${protocol}: 64 MiB tensors and eight 8 MiB calls at once, byte-exact`, {
+    skip,
+  }, async () => {
+    const address = protocol === "http" ? `127.0.0.1:${s!.http.port}` : grpcService!.address;
+    const { code, output } = await runPython([script, protocol, address]);
+    assert.equal(code, 0, output);
+    assert.match(output, new RegExp(`tritonclient\\.${protocol} at real sizes: all 11 checks`));
+    await settledBoth();
+  });
+}
+
+/** Runs perf_analyzer with `args`; resolves with its exit code and output. */
+function runPerfAnalyzer(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    let output = "";
+    const child = spawn(perfAnalyzer!, args);
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("error", (e) => resolve({ code: null, output: String(e) }));
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+/** 16 MiB (4,194,304 INT32) of input and, as validation data, the same bytes expected back. */
+function validatedInput(): string {
+  const elements = 4 * 1024 * 1024;
+  const data = Int32Array.from({ length: elements }, (_, i) => (i * 2654435761) | 0);
+  const b64 = Buffer.from(data.buffer).toString("base64");
+  const path = join(dir!, "identity_16mib.json");
+  writeFileSync(
+    path,
+    JSON.stringify({
+      data: [{ INPUT0: { content: { b64 }, shape: [elements] } }],
+      validation_data: [{ OUTPUT0: { content: { b64 }, shape: [elements] } }],
+    }),
+  );
+  return path;
+}
+
+for (const protocol of ["http", "grpc"] as const) {
+  test(`perf_analyzer -i ${protocol}: 16 MiB tensors at concurrency 8, outputs validated`, {
+    skip: skipPerf,
+  }, async () => {
+    const url = protocol === "http" ? `127.0.0.1:${s!.http.port}` : grpcService!.address;
+    const { code, output } = await runPerfAnalyzer([
+      "-m",
+      "identity_int32",
+      "-u",
+      url,
+      "-i",
+      protocol,
+      "--input-data",
+      validatedInput(),
+      "--shape",
+      "INPUT0:4194304",
+      "--concurrency-range",
+      "8",
+      "--measurement-mode",
+      "count_windows",
+      "--measurement-request-count",
+      "32",
+      "--max-trials",
+      "3",
+      "--stability-percentage",
+      "100",
+    ]);
+    assert.equal(code, 0, output);
+    assert.match(output, /Throughput: [\d.]+ infer\/sec/, output);
+    assert.doesNotMatch(output, /error|failed|mismatch/i, output);
+    await settledBoth();
+  });
+}

@@ -126,8 +126,10 @@ function statusOf(error: unknown): { code: number; details: string } {
 }
 
 /** Resolves once `stream`'s write buffer has drained, or the stream closed, failed or was
- * cancelled (nothing left to wait for then). */
+ * cancelled (nothing left to wait for then) — at once where it has already. */
 function whenDrained(stream: grpc.ServerDuplexStream<unknown, unknown>): Promise<void> {
+  // A stream destroyed or ending says it needs no drain: its "close" may have been emitted.
+  if (stream.destroyed || stream.writableNeedDrain === false) return Promise.resolve();
   return new Promise((resolve) => {
     const events = ["drain", "close", "error", "cancelled"] as const;
     const done = () => {

@@ -32,13 +32,19 @@ export async function inferEndpoint(
     );
   }
   const header = request.headers.get(INFERENCE_HEADER);
-  // Binary data counts against the body's limit only; the JSON it follows against the JSON's.
-  const declared = Number(header?.trim());
-  if (declared > limits.json.bytes) {
-    request.body?.cancel().catch(() => {});
-    throw tooLarge("JSON header (Inference-Header-Content-Length)", declared, limits.json);
-  }
+  // Binary data counts against the body's limit only; the JSON it follows against the JSON's. A
+  // JSON header over its limit in a body that holds it is refused before the body is read, or
+  // once read where the body's size is not declared; one longer than its body is malformed (400).
+  const jsonBytes = Number(header?.trim());
+  const overJson = (bodyBytes: number) => {
+    if (jsonBytes > limits.json.bytes && jsonBytes <= bodyBytes) {
+      request.body?.cancel().catch(() => {});
+      throw tooLarge("JSON header (Inference-Header-Content-Length)", jsonBytes, limits.json);
+    }
+  };
+  overJson(Number(request.headers.get("content-length") ?? NaN));
   const body = await readBody(request, header === null ? limits.json : limits.body);
+  overJson(body.byteLength);
   const parsed = parseInferRequest(body, header);
   let answer: Response | undefined;
   for await (const response of model.infer({ ...parsed.request, signal: request.signal })) {

@@ -31,8 +31,8 @@ export interface KServeOptions {
   readonly maxRequestBytes?: number;
   /** The largest JSON accepted, in bytes: a JSON body (infer, generate, repository) or the JSON
    * header of a binary infer request (`Inference-Header-Content-Length`). Over it: 413 naming
-   * `maxJsonBytes`, before the body is read. Binary tensor data after the header counts only
-   * against {@link maxRequestBytes}.
+   * `maxJsonBytes`, before the body is read where `Content-Length` declares its size. Binary
+   * tensor data after the header counts only against {@link maxRequestBytes}.
    * @default 67108864 (64 MiB: `tritonserver`'s `--http-max-input-size`, which caps the same
    *   JSON parts) */
   readonly maxJsonBytes?: number;

@@ -18,7 +18,7 @@ import { inferHttpResponse } from "./infer_response.ts";
  * @throws {TritonError} UNSUPPORTED for a decoupled model (as Triton); INVALID_ARG for a malformed
  *   request; the model's error; INTERNAL when the model sends other than one response.
  * @throws {HttpError} 413 for a body over `limits.body`, or JSON (the body, or a binary request's
- *   header) over `limits.json`, before the body is read.
+ *   header) over `limits.json`, before the body is read where `Content-Length` declares its size.
  */
 export async function inferEndpoint(
   model: Model,

@@ -1,23 +1,27 @@
 // `npm run bench:serve`: the front ends side by side, loaded by Triton's perf_analyzer — Triton's
 // own `tritonserver` (when TRITONSERVER_BIN names it) and this project's examples/serve.ts on Deno,
 // Bun and Node, each serving the same models from the same core: HTTP and gRPC identity_int32
-// [1,16] at concurrency 1 and 16, and the gRPC streaming rows (the decoupled `async def execute`
-// model of bench/models at batch 8 and concurrency 128, as perf_analyzer's streaming benchmark
-// runs it; tests/models' sleep_stream at concurrency 128, 8 responses each). Rounds alternate the
-// servers (tritonserver, deno, bun, node, tritonserver, …); the table gives each row's median and
-// the ratio to tritonserver's median. Writes bench/results/serve_<core>.json and .md.
+// [1,16] at concurrency 1, 16 and 64, a 1 MiB tensor (INT32 [1,262144]) on both protocols, and
+// the gRPC streaming rows (the decoupled `async def execute` model of bench/models at batch 8 and
+// concurrency 128, as perf_analyzer's streaming benchmark runs it; tests/models' sleep_stream at
+// concurrency 128, 8 responses each). Rounds alternate the servers (tritonserver, deno, bun,
+// node, tritonserver, …); the table gives each row's median ± half its range, p50, the ratio to
+// tritonserver's median and, where the row has a target, ✓ or ✗. Writes
+// bench/results/serve_real.json and .md.
 //
 // Needs PERF_ANALYZER (the perf_analyzer binary) and a real core (TRITONSERVER_LIB,
 // TRITONSERVER_BACKEND_DIR). Environment: TRITONSERVER_BIN, BENCH_ROUNDS (default 3),
-// BENCH_RUNTIMES (default "deno,bun,node"), BENCH_INTERVAL_MS (perf_analyzer's measurement
-// interval, default 3000). Plain Node ESM.
-import { spawn, spawnSync } from "node:child_process";
+// BENCH_RUNTIMES (default "deno,bun,node"; an entry may carry environment variables for that
+// server after colons, `node:TRITONFFI_POLL_US=0`, to put a variant beside the default),
+// BENCH_ROWS (a regular expression selecting rows by label), BENCH_INTERVAL_MS (perf_analyzer's
+// measurement interval, default 3000). Plain Node ESM.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { runtimeCommand } from "../tests/runtime_command.mjs";
+import { startServer, variant } from "./serve_servers.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
@@ -33,7 +37,6 @@ const rounds = Number(env.BENCH_ROUNDS ?? 3);
 const interval = env.BENCH_INTERVAL_MS ?? "3000";
 const runtimes = (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",");
 const servers = [...(env.TRITONSERVER_BIN ? ["tritonserver"] : []), ...runtimes];
-
 // One model repository with the models the rows use.
 const repo = mkdtempSync(join(tmpdir(), "tritonffi-serve-bench-"));
 symlinkSync(
@@ -56,53 +59,37 @@ function load(protocol, model, concurrency, extra = []) {
   return ["-i", protocol, "-u", url, "-m", model, "--concurrency-range", range, ...extra];
 }
 const identity = ["--shape", "INPUT0:16"];
+const mib = ["--shape", "INPUT0:262144"];
 const streaming = ["--async", "--streaming", "true"];
-const ROWS = [
-  ["HTTP c1", load("http", "identity_int32", 1, identity)],
-  ["HTTP c16", load("http", "identity_int32", 16, identity)],
-  ["gRPC c1", load("grpc", "identity_int32", 1, identity)],
-  ["gRPC c16", load("grpc", "identity_int32", 16, identity)],
+/** [label, perf_analyzer arguments, target ratio to tritonserver per runtime (or one for all)]. */
+const ALL_ROWS = [
+  ["HTTP c1", load("http", "identity_int32", 1, identity), 0.9],
+  ["HTTP c16", load("http", "identity_int32", 16, identity), { deno: 1, bun: 1, node: 0.9 }],
+  ["HTTP c64", load("http", "identity_int32", 64, identity)],
+  ["HTTP 1 MiB c4", load("http", "identity_int32", 4, mib), 1],
+  ["gRPC c1", load("grpc", "identity_int32", 1, identity), 0.8],
+  ["gRPC c16", load("grpc", "identity_int32", 16, identity), 0.8],
+  ["gRPC c64", load("grpc", "identity_int32", 64, identity)],
+  ["gRPC 1 MiB c4", load("grpc", "identity_int32", 4, mib), 1],
   [
     "gRPC stream async_execute_decouple b8 c128",
     load("grpc", "async_execute_decouple", 128, [...streaming, "-b", "8", "--input-data", "zero"]),
+    1,
   ],
   [
     "gRPC stream sleep_stream c128 ×8",
     load("grpc", "sleep_stream", 128, [...streaming, "--input-data", sleepData]),
+    1,
   ],
 ];
+const ROWS = env.BENCH_ROWS
+  ? ALL_ROWS.filter(([label]) => new RegExp(env.BENCH_ROWS).test(label))
+  : ALL_ROWS;
 
-/** Starts one server; resolves with a stop function once both ports answer. */
+/** Starts one server; resolves with a stop function once it answers. */
 async function start(name) {
-  const [cmd, args] = name === "tritonserver"
-    ? [env.TRITONSERVER_BIN, [
-      `--model-repository=${repo}`,
-      `--backend-directory=${env.TRITONSERVER_BACKEND_DIR}`,
-      "--http-address=127.0.0.1",
-      "--http-port=18000",
-      "--grpc-address=127.0.0.1",
-      "--grpc-port=18001",
-      "--allow-metrics=false",
-      "--log-info=false",
-    ]]
-    : runtimeCommand(root, name, "examples/serve.ts", {
-      deno: ["--allow-net", "--unstable-no-legacy-abort"],
-    });
-  const child = spawn(cmd, args, {
-    cwd: root,
-    env: { ...env, MODEL_REPOSITORY: repo, PORT: "18000", GRPC_PORT: "18001" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  for (let i = 0; i < 600; i++) {
-    const ready = await fetch(`http://${HTTP}/v2/health/ready`).then((r) => r.ok, () => false);
-    if (ready) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return () =>
-    new Promise((resolve) => {
-      child.on("exit", resolve);
-      child.kill("SIGINT");
-    });
+  const server = await startServer(name, { root, env, repo, ports: { http: 18000, grpc: 18001 } });
+  return server.stop;
 }
 
 /** One perf_analyzer run: throughput (infer/s), response throughput and p50 (µs). */
@@ -171,14 +158,15 @@ const lines = [
   `| ${header.join(" | ")} |`,
   `| ${header.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
 ];
-for (const [row] of ROWS) {
+for (const [row, , target] of ROWS) {
   const ref = env.TRITONSERVER_BIN ? figure("tritonserver", row).value : undefined;
   const cells = servers.map((name) => {
     const f = figure(name, row);
-    const ratio = ref && f.value && name !== "tritonserver"
-      ? ` ${(f.value / ref).toFixed(2)}×`
-      : "";
-    return f.text + ratio;
+    if (!ref || !f.value || name === "tritonserver") return f.text;
+    const ratio = f.value / ref;
+    const goal = typeof target === "object" ? target[variant(name).runtime] : target;
+    const mark = goal === undefined ? "" : ratio >= goal ? ` ✓ (≥ ${goal})` : ` ✗ (≥ ${goal})`;
+    return `${f.text} ${ratio.toFixed(2)}×${mark}`;
   });
   lines.push(`| ${row} | ${cells.join(" | ")} |`);
 }

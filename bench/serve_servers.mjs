@@ -1,0 +1,60 @@
+// The servers `npm run bench:serve` and bench/threads.mjs put side by side: Triton's own
+// `tritonserver` (TRITONSERVER_BIN) or examples/serve.ts on one runtime, serving one model
+// repository on loopback. Plain Node ESM.
+import { spawn } from "node:child_process";
+import { runtimeCommand } from "../tests/runtime_command.mjs";
+
+/** A server entry's runtime and extra environment: `node:KEY=VALUE:KEY2=VALUE2`. */
+export function variant(name) {
+  const [runtime, ...vars] = name.split(":");
+  return { runtime, env: Object.fromEntries(vars.map((v) => v.split("="))) };
+}
+
+/**
+ * Starts server `name` ("tritonserver", or a runtime entry as {@link variant} reads it) on
+ * 127.0.0.1 at `ports.http` and `ports.grpc`; resolves once it answers ready, with its process
+ * and a function that stops it (SIGINT) and resolves when it exited.
+ * @param {{ root: string, env: Record<string, string | undefined>, repo: string,
+ *   ports: { http: number, grpc: number } }} where
+ */
+export async function startServer(name, { root, env, repo, ports }) {
+  const [cmd, args] = name === "tritonserver"
+    ? [env.TRITONSERVER_BIN, [
+      `--model-repository=${repo}`,
+      `--backend-directory=${env.TRITONSERVER_BACKEND_DIR}`,
+      "--http-address=127.0.0.1",
+      `--http-port=${ports.http}`,
+      "--grpc-address=127.0.0.1",
+      `--grpc-port=${ports.grpc}`,
+      "--allow-metrics=false",
+      "--log-info=false",
+    ]]
+    : runtimeCommand(root, variant(name).runtime, "examples/serve.ts", {
+      deno: ["--allow-net", "--unstable-no-legacy-abort"],
+    });
+  const child = spawn(cmd, args, {
+    cwd: root,
+    env: {
+      ...env,
+      ...(name === "tritonserver" ? {} : variant(name).env),
+      MODEL_REPOSITORY: repo,
+      PORT: String(ports.http),
+      GRPC_PORT: String(ports.grpc),
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  for (let i = 0; i < 600; i++) {
+    const ready = await fetch(`http://127.0.0.1:${ports.http}/v2/health/ready`)
+      .then((r) => r.ok, () => false);
+    if (ready) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    pid: child.pid,
+    stop: () => {
+      child.kill("SIGINT");
+      return exited;
+    },
+  };
+}

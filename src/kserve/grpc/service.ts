@@ -1,11 +1,11 @@
 /**
  * `serveGrpc()`: the KServe v2 gRPC protocol (`inference.GRPCInferenceService` and
- * `grpc.health.v1.Health/Check`) over a running {@link Server}, in the same process, with
- * `@grpc/grpc-js` on Deno, Bun and Node.
+ * `grpc.health.v1.Health/Check`) over a running {@link Server}, in the same process, on Deno, Bun
+ * and Node: the RPCs' handlers, run by `@grpc/grpc-js`'s server (`grpcjs_transport.ts`).
  *
  * @module
  */
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { describeValue } from "../../arguments.ts";
 import { TritonError } from "../../errors.ts";
@@ -22,7 +22,17 @@ import {
   inferResponseMessage,
   readInferRequest,
 } from "./infer.ts";
+import { listenGrpcJs } from "./grpcjs_transport.ts";
 import { protocolRoot } from "./schema.ts";
+import {
+  bracketed,
+  type CallMetadata,
+  type DuplexCall,
+  type GrpcStatus,
+  type ServiceImplementation,
+  Status,
+  type UnaryHandler,
+} from "./transport.ts";
 
 /** Options of {@link serveGrpc}. */
 export interface GrpcServeOptions {
@@ -64,20 +74,6 @@ export interface GrpcService extends AsyncDisposable {
   readonly closed: Promise<void>;
 }
 
-/** gRPC status codes (`grpc.status`). */
-const Status = {
-  OK: 0,
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  INVALID_ARGUMENT: 3,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  RESOURCE_EXHAUSTED: 8,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-} as const;
-
 /** A Triton error code's gRPC status, as Triton's gRPC front end maps it. */
 export const GRPC_STATUS: Readonly<Record<ErrorCodeName, number>> = {
   INVALID_ARG: Status.INVALID_ARGUMENT,
@@ -93,22 +89,6 @@ export const GRPC_STATUS: Readonly<Record<ErrorCodeName, number>> = {
 /** The largest message either way: what gRPC allows (Triton raises the library's 4 MiB to it). */
 const MAX_MESSAGE_BYTES = 2 ** 31 - 1;
 
-/**
- * Names `maxMessageBytes` in grpc-js's own "message larger than max" statuses
- * (RESOURCE_EXHAUSTED). grpc-js sends them from inside the call it hands the first interceptor,
- * past any responder an interceptor could install, so that call's `sendStatus` is wrapped.
- */
-const namingMessageLimit: grpc.ServerInterceptor = (_method, call) => {
-  const send = call.sendStatus.bind(call);
-  call.sendStatus = (status) =>
-    send(
-      status.code === Status.RESOURCE_EXHAUSTED && status.details.includes("larger than")
-        ? { ...status, details: `${status.details} (maxMessageBytes)` }
-        : status,
-    );
-  return call as grpc.ServerInterceptingCall;
-};
-
 const DECODE: protobuf.IConversionOptions = { longs: String, defaults: true };
 
 /** `bytes` as a `Buffer` over the same memory (no copy). */
@@ -118,7 +98,7 @@ function asBuffer(bytes: Uint8Array): Buffer {
     : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function statusOf(error: unknown): { code: number; details: string } {
+function statusOf(error: unknown): GrpcStatus {
   if (error instanceof TritonError) {
     return { code: GRPC_STATUS[error.code] ?? Status.UNKNOWN, details: error.message };
   }
@@ -127,7 +107,7 @@ function statusOf(error: unknown): { code: number; details: string } {
 
 /** Resolves once `stream`'s write buffer has drained, or the stream closed, failed or was
  * cancelled (nothing left to wait for then) — at once where it has already. */
-function whenDrained(stream: grpc.ServerDuplexStream<unknown, unknown>): Promise<void> {
+function whenDrained(stream: DuplexCall): Promise<void> {
   // A stream destroyed or ending says it needs no drain: its "close" may have been emitted.
   if (stream.destroyed || stream.writableNeedDrain === false) return Promise.resolve();
   return new Promise((resolve) => {
@@ -148,7 +128,6 @@ function versionOf(text: string): number {
 }
 
 type Method = grpc.MethodDefinition<unknown, unknown>;
-type UnaryCall = grpc.ServerUnaryCall<unknown, unknown>;
 
 /** @internal The two services' methods (paths and protobuf (de)serializers) over `root`; also
  * what a client is made from. */
@@ -317,7 +296,7 @@ export async function serveGrpc(
   };
 
   /** Whether the call may use `category`; answers UNAVAILABLE when not. */
-  const allowed = (category: RestrictedCategory, call: { metadata: grpc.Metadata }) =>
+  const allowed = (category: RestrictedCategory, call: { metadata: CallMetadata }) =>
     restricted(category, (header) => {
       const values = call.metadata.get(header);
       return values.length > 0 ? String(values[0]) : null;
@@ -329,9 +308,9 @@ export async function serveGrpc(
     responseType: string,
     run: (request: Record<string, unknown>, signal: AbortSignal) => unknown,
     convert = false,
-  ): grpc.handleUnaryCall<unknown, unknown> => {
+  ): UnaryHandler => {
     const res = type(responseType);
-    return (call: UnaryCall, callback) => {
+    return (call, callback) => {
       const denied = allowed(category, call);
       if (denied !== undefined) return callback({ code: Status.UNAVAILABLE, details: denied });
       const controller = begin();
@@ -381,7 +360,7 @@ export async function serveGrpc(
   const P = "inference.";
   type Req = Record<string, unknown>;
   const str = (r: Req, k: string) => (r[k] as string | undefined) ?? "";
-  const handlers: grpc.UntypedServiceImplementation = {
+  const handlers: ServiceImplementation = {
     ServerLive: unary("health", P + "ServerLiveResponse", () => ({ live: server.live() })),
     ServerReady: unary("health", P + "ServerReadyResponse", () => ({ ready: server.ready() })),
     ModelReady: unary("health", P + "ModelReadyResponse", (r) => ({
@@ -476,7 +455,7 @@ export async function serveGrpc(
       P + "ModelInferResponse",
       (r, signal) => infer(r as unknown as GrpcInferRequest, signal),
     ),
-    ModelStreamInfer: (call: grpc.ServerDuplexStream<unknown, unknown>) => {
+    ModelStreamInfer: (call: DuplexCall) => {
       const denied = allowed("inference", call);
       if (denied !== undefined) {
         call.emit("error", { code: Status.UNAVAILABLE, details: denied });
@@ -554,9 +533,9 @@ export async function serveGrpc(
           });
         }
       };
-      call.on("data", (message: GrpcInferRequest) => {
+      call.on("data", (message) => {
         if (failed) return;
-        const p = one(message).finally(() => running.delete(p));
+        const p = one(message as GrpcInferRequest).finally(() => running.delete(p));
         running.add(p);
       });
       call.on("end", async () => {
@@ -568,51 +547,36 @@ export async function serveGrpc(
     },
   };
 
-  const healthHandlers: grpc.UntypedServiceImplementation = {
+  const healthHandlers: ServiceImplementation = {
     Check: unary("health", "grpc.health.v1.HealthCheckResponse", () => ({
       status: server.ready() ? 1 : 2, // SERVING, NOT_SERVING
     })),
   };
 
-  const grpcServer = new grpc.Server({
-    "grpc.max_receive_message_length": maxMessageBytes,
-    "grpc.max_send_message_length": maxMessageBytes,
-    // node:http2 refuses new streams (ENHANCE_YOUR_CALM) once a session holds more than this;
-    // grpc-js lifts it by default, and so does this, explicitly: what a connection holds is
-    // bounded by maxMessageBytes per call in flight instead, each paced by HTTP/2 flow control.
-    "grpc-node.max_session_memory": Number.MAX_SAFE_INTEGER,
-    interceptors: [namingMessageLimit],
-    // Channelz stays on (grpc-js's default): with "grpc.enable_channelz": 0, grpc-js 1.14's
-    // forceShutdown() does not end the open sessions, and close({ timeout }) would wait forever.
-  });
-  grpcServer.addService(definitions.inference, handlers);
-  grpcServer.addService(definitions.health, healthHandlers);
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-  const bound = await new Promise<number>((resolve, reject) => {
-    grpcServer.bindAsync(
-      `${host}:${port}`,
-      grpc.ServerCredentials.createInsecure(),
-      (e, p) =>
-        e
-          ? reject(new TritonError("UNAVAILABLE", `cannot listen on ${host}:${port}: ${e.message}`))
-          : resolve(p),
-    );
+  const listener = await listenGrpcJs({
+    hostname,
+    port,
+    maxMessageBytes,
+    services: [
+      { definition: definitions.inference, implementation: handlers },
+      { definition: definitions.health, implementation: healthHandlers },
+    ],
   });
 
   const idle = () =>
     calls.size === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r));
   const { close, closed } = closing({
-    stopAccepting: () => new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve())),
+    stopAccepting: () => listener.stopAccepting(),
     idle,
     endInFlight: () => {
       for (const c of calls) c.abort(new TritonError("UNAVAILABLE", "the gRPC service is closing"));
-      grpcServer.forceShutdown();
+      listener.endInFlight();
     },
   }, signal);
   return {
     hostname,
-    port: bound,
-    address: `${host}:${bound}`,
+    port: listener.port,
+    address: `${bracketed(hostname)}:${listener.port}`,
     get active() {
       return calls.size;
     },

@@ -20,4 +20,5 @@ export {
   type GrpcService,
   serveGrpc,
 } from "./src/kserve/grpc/service.ts";
+export type { GrpcTransportName } from "./src/kserve/grpc/transport.ts";
 export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";

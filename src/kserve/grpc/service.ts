@@ -1,7 +1,8 @@
 /**
  * `serveGrpc()`: the KServe v2 gRPC protocol (`inference.GRPCInferenceService` and
  * `grpc.health.v1.Health/Check`) over a running {@link Server}, in the same process, on Deno, Bun
- * and Node: the RPCs' handlers, run by `@grpc/grpc-js`'s server (`grpcjs_transport.ts`).
+ * and Node: the RPCs' handlers, run by one of two transports, `@grpc/grpc-js`'s server
+ * (`grpcjs_transport.ts`) or this project's over `node:http2` (`h2_transport.ts`).
  *
  * @module
  */
@@ -9,7 +10,7 @@ import type * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { describeValue } from "../../arguments.ts";
 import { TritonError } from "../../errors.ts";
-import type { ErrorCodeName } from "../../../ffi/mod.ts";
+import { env, type ErrorCodeName } from "../../../ffi/mod.ts";
 import type { InferResponse } from "../../response.ts";
 import type { Server } from "../../server.ts";
 import { invalid, unsupported } from "../errors.ts";
@@ -23,12 +24,14 @@ import {
   readInferRequest,
 } from "./infer.ts";
 import { listenGrpcJs } from "./grpcjs_transport.ts";
+import { listenHttp2 } from "./h2_transport.ts";
 import { protocolRoot } from "./schema.ts";
 import {
   bracketed,
   type CallMetadata,
   type DuplexCall,
   type GrpcStatus,
+  type GrpcTransportName,
   type ServiceImplementation,
   Status,
   type UnaryHandler,
@@ -49,6 +52,16 @@ export interface GrpcServeOptions {
    * much per call in flight.
    * @default 2147483647 (2 GiB − 1: gRPC's largest, which Triton's gRPC front end takes) */
   readonly maxMessageBytes?: number;
+  /**
+   * What carries the calls: `"grpc-js"`, `@grpc/grpc-js`'s server, or `"http2"`, this project's
+   * gRPC framing straight on `node:http2` (cleartext HTTP/2; messages uncompressed only: a call
+   * sending `grpc-encoding: gzip` fails UNIMPLEMENTED). Both serve the same RPCs with the same
+   * handlers. Where not given, the environment variable
+   * `TRITONFFI_GRPC_TRANSPORT` (`grpc-js` or `http2`) chooses, so that a program or benchmark
+   * can switch without a change in code.
+   * @default "grpc-js"
+   */
+  readonly transport?: GrpcTransportName;
   /** Aborting it closes the service (as `close()`). */
   readonly signal?: AbortSignal;
 }
@@ -63,6 +76,8 @@ export interface GrpcService extends AsyncDisposable {
   readonly address: string;
   /** Calls being served (a stream counts until it ends). */
   readonly active: number;
+  /** The transport carrying the calls (see {@link GrpcServeOptions.transport}). */
+  readonly transport: GrpcTransportName;
   /**
    * Stops accepting calls and resolves once the calls in flight are done; with `timeout` (ms),
    * the calls still running then are ended and their requests cancelled in Triton. The `Server`
@@ -128,6 +143,18 @@ function versionOf(text: string): number {
 }
 
 type Method = grpc.MethodDefinition<unknown, unknown>;
+
+/** The transport `options.transport` names, else `TRITONFFI_GRPC_TRANSPORT`, else grpc-js. */
+function transportOf(given: unknown): GrpcTransportName {
+  const fromEnv = given === undefined ? env("TRITONFFI_GRPC_TRANSPORT") || undefined : undefined;
+  const name = given ?? fromEnv ?? "grpc-js";
+  if (name === "grpc-js" || name === "http2") return name;
+  throw new TritonError(
+    "INVALID_ARG",
+    `${fromEnv === undefined ? "transport" : "TRITONFFI_GRPC_TRANSPORT"} must be "grpc-js" or ` +
+      `"http2", not ${describeValue(name)}`,
+  );
+}
 
 /** @internal The two services' methods (paths and protobuf (de)serializers) over `root`; also
  * what a client is made from. */
@@ -232,7 +259,8 @@ export function serviceDefinitions(
  * header, which ends it with the error's status), and `grpc.health.v1.Health/Check`. Errors carry
  * the gRPC status Triton gives their code ({@link GRPC_STATUS}). A client that cancels or goes
  * away cancels its requests in Triton. Messages may be as large as gRPC allows (2 GiB − 1) unless
- * `maxMessageBytes` says less.
+ * `maxMessageBytes` says less. `transport` picks what carries the calls: `@grpc/grpc-js`'s server
+ * (the default) or this project's gRPC framing on `node:http2`.
  * @example
  * ```ts
  * import { Server } from "tritonffi";
@@ -242,7 +270,8 @@ export function serviceDefinitions(
  * await using grpcService = await serveGrpc(server, { port: 0 }); // 0: any free port (default 8001)
  * console.log(`KServe v2 gRPC on ${grpcService.address}`);
  * ```
- * @throws {TritonError} INVALID_ARG for bad options; UNAVAILABLE when it cannot listen.
+ * @throws {TritonError} INVALID_ARG for bad options (a `TRITONFFI_GRPC_TRANSPORT` other than
+ *   `grpc-js` or `http2` included); UNAVAILABLE when it cannot listen.
  */
 export async function serveGrpc(
   server: Server,
@@ -251,7 +280,7 @@ export async function serveGrpc(
   const { hostname, port, signal } = listenOptions(
     "serveGrpc()",
     options,
-    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, signal? }",
+    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, signal? }",
     8001,
   );
   const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
@@ -264,6 +293,7 @@ export async function serveGrpc(
         describeValue(maxMessageBytes),
     );
   }
+  const transport = transportOf(options.transport);
   const restricted = restrictionCheck(options.restrictedApis);
   const root = protocolRoot();
   const type = (name: string) => root.lookupType(name);
@@ -553,7 +583,7 @@ export async function serveGrpc(
     })),
   };
 
-  const listener = await listenGrpcJs({
+  const listener = await (transport === "http2" ? listenHttp2 : listenGrpcJs)({
     hostname,
     port,
     maxMessageBytes,
@@ -580,6 +610,7 @@ export async function serveGrpc(
     get active() {
       return calls.size;
     },
+    transport,
     close,
     closed,
     [Symbol.asyncDispose]: () => close(),

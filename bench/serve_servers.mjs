@@ -2,12 +2,18 @@
 // `tritonserver` (TRITONSERVER_BIN) or examples/serve.ts on one runtime, serving one model
 // repository on loopback. Plain Node ESM.
 import { spawn } from "node:child_process";
+import { resolve } from "node:path";
 import { runtimeCommand } from "../tests/runtime_command.mjs";
 
-/** A server entry's runtime and extra environment: `node:KEY=VALUE:KEY2=VALUE2`. */
+/**
+ * A server entry's runtime, checkout and extra environment: `node`, `node:KEY=VALUE:KEY2=VALUE2`,
+ * or `node@DIR` for examples/serve.ts of another checkout (a `git worktree` of the commit before
+ * a change, to put both side by side).
+ */
 export function variant(name) {
-  const [runtime, ...vars] = name.split(":");
-  return { runtime, env: Object.fromEntries(vars.map((v) => v.split("="))) };
+  const [head, ...vars] = name.split(":");
+  const [runtime, dir] = head.split("@");
+  return { runtime, dir, env: Object.fromEntries(vars.map((v) => v.split("="))) };
 }
 
 /**
@@ -33,7 +39,7 @@ export async function startServer(name, { root, env, repo, ports }) {
       deno: ["--allow-net", "--unstable-no-legacy-abort"],
     });
   const child = spawn(cmd, args, {
-    cwd: root,
+    cwd: name === "tritonserver" ? root : resolve(root, variant(name).dir ?? "."),
     env: {
       ...env,
       ...(name === "tritonserver" ? {} : variant(name).env),

@@ -101,7 +101,7 @@ async function record(row) {
   spawnSync("perf", ["sched", "record", "-a", "-o", data, "--", "sleep", String(windowS)], {
     stdio: "ignore",
   });
-  const timehist = spawnSync("perf", ["sched", "timehist", "-i", data], {
+  const timehist = spawnSync("perf", ["sched", "timehist", "-w", "-i", data], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
   }).stdout;
@@ -169,6 +169,103 @@ function groups(threads, serverPid, analyzerPid, names, minimum) {
   return out;
 }
 
+/** The median of `xs`, or undefined. */
+function median(xs) {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return s.length === 0 ? undefined : s[s.length >> 1];
+}
+
+/**
+ * One request's path at concurrency 1, read from the wake-ups and context switches (µs, medians
+ * over every complete cycle of the window): perf_analyzer wakes the server's receiving thread
+ * (the request is on the socket); that thread gets a CPU; it wakes one of Triton's threads (the
+ * request is queued: `TRITONSERVER_ServerInferAsync`); that thread gets a CPU and runs the model
+ * until it switches out; a server thread wakes perf_analyzer (the response is on the socket);
+ * perf_analyzer's own turn until it sends the next request.
+ */
+function cycles(timehist, serverPid, analyzerPid) {
+  const wakes = [];
+  const slices = [];
+  const task = /(.+?)\[(\d+)(?:\/(\d+))?\]/;
+  for (const line of timehist.split("\n")) {
+    const w = /^\s*([\d.]+)\s+\[\d+\]\s+(.+?\])\s+awakened: (.+?\])/.exec(line);
+    if (w) {
+      const [, t, waker, wakee] = w;
+      const [, , wt, wp] = task.exec(waker);
+      const [, , et, ep] = task.exec(wakee);
+      wakes.push({
+        t: Number(t) * 1e6,
+        wakerTid: Number(wt),
+        wakerPid: Number(wp ?? wt),
+        wakeeTid: Number(et),
+        wakeePid: Number(ep ?? et),
+      });
+      continue;
+    }
+    const m = /^\s*([\d.]+)\s+\[\d+\]\s+(.+?\])\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)/.exec(line);
+    if (!m || m[2].startsWith("<idle>")) continue;
+    const [, , tid] = task.exec(m[2]);
+    const end = Number(m[1]) * 1e6;
+    slices.push({ tid: Number(tid), end, start: end - Number(m[5]) * 1000 });
+  }
+  // Each thread's slices in time order, to find the first that ends after a time.
+  const byTid = new Map();
+  for (const x of slices) {
+    const list = byTid.get(x.tid) ?? [];
+    list.push(x);
+    byTid.set(x.tid, list);
+  }
+  /** The first slice of `tid` that ends after `t` (binary search). */
+  const sliceAfter = (tid, t) => {
+    const list = byTid.get(tid) ?? [];
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].end > t) hi = mid;
+      else lo = mid + 1;
+    }
+    return list[lo];
+  };
+  const steps = { wake: [], toQueue: [], queueWake: [], model: [], toSocket: [], client: [] };
+  // A state machine over the wake-ups in time order: a request (perf_analyzer wakes the server;
+  // the first such wake-up after a reply), its submission (the receiving thread wakes another
+  // server thread), its reply (the server wakes perf_analyzer).
+  let request;
+  let submit;
+  let lastReply;
+  for (const w of wakes) {
+    if (w.wakerPid === analyzerPid && w.wakeePid === serverPid) {
+      if (request === undefined) request = w;
+    } else if (w.wakerPid === serverPid && w.wakeePid === serverPid) {
+      if (request !== undefined && submit === undefined && w.wakeeTid !== request.wakeeTid) {
+        submit = w;
+      }
+    } else if (w.wakerPid === serverPid && w.wakeePid === analyzerPid) {
+      if (request === undefined) continue; // a second write of the same reply
+      const received = sliceAfter(request.wakeeTid, request.t);
+      const model = submit && sliceAfter(submit.wakeeTid, submit.t);
+      if (received && model && lastReply && model.end <= w.t && received.start < submit.t) {
+        steps.wake.push(received.start - request.t);
+        steps.toQueue.push(submit.t - Math.max(received.start, request.t));
+        steps.queueWake.push(model.start - submit.t);
+        steps.model.push(model.end - model.start);
+        steps.toSocket.push(w.t - model.end);
+        steps.client.push(request.t - lastReply.t);
+      }
+      lastReply = w;
+      request = undefined;
+      submit = undefined;
+    }
+  }
+  const out = { cycles: steps.wake.length };
+  for (const [k, xs] of Object.entries(steps)) {
+    out[k] = median(xs);
+    out[`${k}Mean`] = xs.length === 0 ? undefined : xs.reduce((a, b) => a + b, 0) / xs.length;
+  }
+  return out;
+}
+
 const results = [];
 for (const name of servers) {
   console.log(`bench:threads: ${name}`);
@@ -188,7 +285,8 @@ for (const name of servers) {
       delay: perInference(g.delay),
       switches: inferences > 0 ? g.slices / inferences : undefined,
     })).sort((a, b) => (b.run ?? 0) - (a.run ?? 0));
-    results.push({ server: name, ...row, figures, idle: perInference(idle), table });
+    const path = row.concurrency === 1 ? cycles(timehist, server.pid, analyzerPid) : undefined;
+    results.push({ server: name, ...row, figures, idle: perInference(idle), table, path });
     console.log(`  ${row.protocol} c${row.concurrency}: ${figures.throughput} infer/s`);
   }
   await server.stop();
@@ -216,6 +314,32 @@ for (const r of results) {
       } |`
     ),
     `| CPUs idle | | ${fmt(r.idle, 1)} | | |`,
+    "",
+  );
+}
+const paths = results.filter((r) => r.path);
+if (paths.length > 0) {
+  const labels = [
+    ["wake", "perf_analyzer's request → the server's thread on a CPU"],
+    ["toQueue", "… → a Triton thread woken (the request queued)"],
+    ["queueWake", "… → that Triton thread on a CPU"],
+    ["model", "… the Triton thread's run (the model, the response callback)"],
+    ["toSocket", "… → the response written (perf_analyzer woken)"],
+    ["client", "perf_analyzer's turn, until its next request"],
+  ];
+  const names = paths.map((r) => `${r.server} ${r.protocol.toUpperCase()}`);
+  md.push(
+    "### A request's path at concurrency 1 (medians, µs)",
+    "",
+    `| step | ${names.join(" | ")} |`,
+    `| --- | ${names.map(() => "---:").join(" | ")} |`,
+    ...labels.map(([k, label]) =>
+      `| ${label} | ${paths.map((r) => fmt(r.path[k], 1)).join(" | ")} |`
+    ),
+    `| the whole cycle (1 / throughput) | ${
+      paths.map((r) => fmt(1e6 / r.figures.throughput, 1)).join(" | ")
+    } |`,
+    `| cycles seen | ${paths.map((r) => r.path.cycles).join(" | ")} |`,
     "",
   );
 }

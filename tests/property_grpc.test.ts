@@ -1,9 +1,9 @@
 /**
  * Property test of the gRPC front end's request reading (fast-check): generated `ModelInferRequest`
  * messages — typed `contents` or `raw_input_contents` (sometimes both), right and wrong shapes, data
- * types and sizes — sent to `serveGrpc()` on identity models. Each is either answered with the
- * tensor echoed exactly in `raw_output_contents`, or fails INVALID_ARGUMENT — never INTERNAL or
- * UNKNOWN; afterwards nothing stays in flight.
+ * types and sizes — sent to `serveGrpc()` on identity models, to each transport in turn. Each is
+ * either answered with the tensor echoed exactly in `raw_output_contents`, or fails
+ * INVALID_ARGUMENT — never INTERNAL or UNKNOWN; afterwards nothing stays in flight.
  *
  * Fixed seed; `FUZZ_RUNS=n` (default 100) and `FUZZ_SEED=s` run more or other cases.
  */
@@ -12,7 +12,7 @@ import process from "node:process";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import fc from "fast-check";
-import { type GrpcService, serveGrpc } from "../grpc.ts";
+import { type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/service.ts";
 import { test } from "./support/test.ts";
 import { type Dtype, DTYPES, ELEMENTS, rawBytes } from "./support/fuzz_tensors.ts";
@@ -62,23 +62,33 @@ const cases = fc.constantFrom(...DTYPES).chain((dtype) =>
 
 const definitions = serviceDefinitions();
 const Client = grpc.makeGenericClientConstructor(definitions.inference, "GRPCInferenceService");
-let service: GrpcService;
-let client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+const TRANSPORTS: readonly GrpcTransportName[] = ["grpc-js", "http2"];
+/** A service on each transport, with a client each; the cases go to them in turn. */
+type GrpcClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+const served: { service: GrpcService; client: GrpcClient }[] = [];
 before(async () => {
-  service = await serveGrpc(await sharedServer(), { port: 0 });
-  client = new Client(service.address, grpc.credentials.createInsecure()) as typeof client;
+  for (const transport of TRANSPORTS) {
+    const service = await serveGrpc(await sharedServer(), { port: 0, transport });
+    const client = new Client(service.address, grpc.credentials.createInsecure());
+    served.push({ service, client: client as GrpcClient });
+  }
 });
 after(async () => {
-  client?.close();
-  await service?.close();
+  for (const { service, client } of served) {
+    client.close();
+    await service.close();
+  }
   await stopShared();
 });
+
+let sent = 0;
 
 function infer(request: Record<string, unknown>): Promise<
   { ok: Record<string, unknown> } | {
     error: grpc.ServiceError;
   }
 > {
+  const { client } = served[sent++ % served.length];
   return new Promise((resolve) => {
     client.ModelInfer(
       request,

@@ -3,7 +3,8 @@
  * draws a data type, a size — mostly within ±2 elements (BYTES: ±2 bytes) of a size where the
  * binding changes how it moves an output (`POOLED_LIMIT`, `DATA_LIMIT`, `RECORD_BYTES`,
  * `COPY_LIMIT`), sometimes a handful of elements, sometimes anywhere up to 1 MiB — its data, and
- * a path (in process, HTTP binary, gRPC ModelInfer, gRPC ModelStreamInfer); the identity model's
+ * a path (in process, HTTP binary, gRPC ModelInfer, gRPC ModelStreamInfer, the gRPC ones on each
+ * transport); the identity model's
  * echo must come back byte for byte, and afterwards nothing may be left in flight.
  *
  * Fixed seed; `FUZZ_RUNS=n` (default 1000 here, not 150: a case takes some 6 ms, the whole run
@@ -50,6 +51,8 @@ const PATHS: readonly Path[] = [
   paths.httpBinary,
   paths.grpcUnary,
   paths.grpcStream,
+  paths.grpcUnaryH2,
+  paths.grpcStreamH2,
 ];
 
 /** A size in elements (BYTES: serialized bytes) for `dtype`: near a threshold most of the time. */

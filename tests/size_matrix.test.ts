@@ -3,7 +3,7 @@
  * tensor takes — in-process `model.infer()` and `model.inferOne()`; HTTP `infer` with JSON data
  * and with binary data (the binary tensor extension, asked for with `binary_data_output` and with
  * an output's `binary_data`); HTTP `generate` and `generate_stream` (SSE); gRPC `ModelInfer` with
- * `raw_input_contents` and `ModelStreamInfer`; `kserveHandler` called with a `Request` — for
+ * `raw_input_contents` and `ModelStreamInfer`, each on both transports; `kserveHandler` called with a `Request` — for
  * every data type, at sizes around each place the binding changes how it moves an output's bytes
  * (`POOLED_LIMIT`, `DATA_LIMIT`, `RECORD_BYTES`, `COPY_LIMIT`: see tests/support/sizes.ts), empty,
  * one element, 8 MiB and 64 MiB, one call and 8 concurrent calls on one connection; and in-process
@@ -62,10 +62,12 @@ const {
   generateStream,
   grpcUnary,
   grpcStream,
+  grpcUnaryH2,
+  grpcStreamH2,
   streamEcho,
 } = sizePaths(() => s);
 
-/** The paths that carry raw bytes. */
+/** The paths that carry raw bytes (gRPC on both transports). */
 const BINARY_PATHS: readonly Path[] = [
   inProcessInfer,
   inProcessInferOne,
@@ -73,7 +75,12 @@ const BINARY_PATHS: readonly Path[] = [
   handlerBinary,
   grpcUnary,
   grpcStream,
+  grpcUnaryH2,
+  grpcStreamH2,
 ];
+/** A path's counterpart on the grpc-js transport (itself for the others). */
+const onGrpcJs = (path: Path) =>
+  path === grpcUnaryH2 ? grpcUnary : path === grpcStreamH2 ? grpcStream : path;
 /** The paths that carry JSON. */
 const JSON_PATHS: readonly Path[] = [httpJson, generate, generateStream];
 
@@ -189,7 +196,8 @@ const CONCURRENT: readonly DataTypeName[] = [
 ];
 
 /** The data types a path carries at 8 MiB one call at a time (besides BYTES as one element). */
-function eightMiBTypes(path: Path): DataTypeName[] {
+function eightMiBTypes(given: Path): DataTypeName[] {
+  const path = onGrpcJs(given); // the http2 transport carries what grpc-js does
   if (path === inProcessInferOne) return ALL_DTYPES.filter((d) => d !== "BYTES");
   const others = ALL_DTYPES.filter((d) => !CONCURRENT.includes(d));
   const dealt = [inProcessInfer, httpBinary, handlerBinary, grpcUnary, grpcStream];
@@ -226,7 +234,7 @@ for (const path of JSON_PATHS) {
 for (const path of BINARY_PATHS) {
   test(`${path.name}: 8 concurrent calls of 8 MiB`, async () => {
     const cases = CONCURRENT.map((d) => d === "BYTES" ? bigOne(EIGHT) : big(d, EIGHT));
-    if (path === grpcStream) await streamEcho(path, cases);
+    if (onGrpcJs(path) === grpcStream) await streamEcho(path, cases);
     else await Promise.all(cases.map((c) => path.echo(c)));
     await assertQuiet(s);
   });

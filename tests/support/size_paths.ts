@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { kserveHandler } from "../../serve.ts";
-import { type GrpcService, serveGrpc } from "../../grpc.ts";
+import { type GrpcService, type GrpcTransportName, serveGrpc } from "../../grpc.ts";
 import { serviceDefinitions } from "../../src/kserve/grpc/service.ts";
 import {
   binaryBody,
@@ -38,29 +38,40 @@ type Msg = Record<string, unknown>;
 const definitions = serviceDefinitions();
 const Client = grpc.makeGenericClientConstructor(definitions.inference, "GRPCInferenceService");
 
-/** A server served over HTTP (a socket) and gRPC, a gRPC client (one channel) and the KServe
- * handler (no socket). */
+/** The gRPC transports, each served and checked. */
+export const GRPC_TRANSPORTS: readonly GrpcTransportName[] = ["grpc-js", "http2"];
+
+/** A gRPC service and a client of it (one channel). */
+export interface GrpcServing {
+  readonly service: GrpcService;
+  readonly client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+}
+
+/** A server served over HTTP (a socket) and gRPC (a service on each transport, with a client
+ * each), and the KServe handler (no socket). */
 export interface SizeServing extends Busy {
   readonly serving: Serving;
-  readonly grpc: GrpcService;
-  readonly client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+  readonly grpc: Readonly<Record<GrpcTransportName, GrpcServing>>;
   readonly handler: (request: Request) => Promise<Response>;
 }
 
-/** Starts {@link SizeServing}: every model loaded, both front ends on free loopback ports. */
+/** Starts {@link SizeServing}: every model loaded, the front ends on free loopback ports. */
 export async function startSizeServing(): Promise<SizeServing> {
   const serving = await startServing();
-  const grpcService = await serveGrpc(serving.server, { port: 0 });
-  // grpc-js clients take messages of 4 MiB at most unless told otherwise.
-  const client = new Client(grpcService.address, grpc.credentials.createInsecure(), {
-    "grpc.max_receive_message_length": -1,
-    "grpc.max_send_message_length": -1,
-  }) as SizeServing["client"];
+  const grpcServing = {} as Record<GrpcTransportName, GrpcServing>;
+  for (const transport of GRPC_TRANSPORTS) {
+    const service = await serveGrpc(serving.server, { port: 0, transport });
+    // grpc-js clients take messages of 4 MiB at most unless told otherwise.
+    const client = new Client(service.address, grpc.credentials.createInsecure(), {
+      "grpc.max_receive_message_length": -1,
+      "grpc.max_send_message_length": -1,
+    }) as GrpcServing["client"];
+    grpcServing[transport] = { service, client };
+  }
   return {
     serving,
     server: serving.server,
-    grpc: grpcService,
-    client,
+    grpc: grpcServing,
     handler: kserveHandler(serving.server),
     services: [
       {
@@ -69,21 +80,23 @@ export async function startSizeServing(): Promise<SizeServing> {
           return serving.http.active;
         },
       },
-      {
-        name: "gRPC service",
+      ...GRPC_TRANSPORTS.map((transport) => ({
+        name: `gRPC service (${transport})`,
         get active() {
-          return grpcService.active;
+          return grpcServing[transport].service.active;
         },
-      },
+      })),
     ],
   };
 }
 
-/** Closes the client and both front ends, then stops the server. */
+/** Closes the clients and the front ends, then stops the server. */
 export async function stopSizeServing(s: SizeServing | undefined): Promise<void> {
   if (!s) return;
-  s.client.close();
-  await s.grpc.close();
+  for (const { service, client } of Object.values(s.grpc)) {
+    client.close();
+    await service.close();
+  }
   await stopServing(s.serving);
 }
 
@@ -300,25 +313,30 @@ export function sizePaths(get: () => SizeServing) {
     assertSameBytes(raw[0], c.bytes, what(path, c));
   }
 
-  const grpcUnary: Path = {
-    name: "gRPC ModelInfer (raw)",
+  /** gRPC ModelInfer with raw contents, on `transport`. */
+  const grpcUnaryOn = (transport: GrpcTransportName): Path => ({
+    name: `gRPC ModelInfer (raw, ${transport})`,
     json: false,
     async echo(c) {
       const r = await new Promise<Msg>((resolve, reject) =>
-        get().client.ModelInfer(
+        get().grpc[transport].client.ModelInfer(
           grpcRequest(c),
           (e: grpc.ServiceError | null, m: Msg) => (e ? reject(e) : resolve(m)),
         )
       );
       checkGrpc(this, c, r);
     },
-  };
+  });
+
+  /** Which transport each ModelStreamInfer path runs on. */
+  const streamTransports = new Map<Path, GrpcTransportName>();
 
   /** Sends `cases` on one ModelStreamInfer stream (ids "0", "1", …) and checks each echo. */
   async function streamEcho(path: Path, cases: readonly SizeCase[]): Promise<void> {
+    const client = get().grpc[streamTransports.get(path)!].client;
     const got = await new Promise<Msg[]>((resolve, reject) => {
       const out: Msg[] = [];
-      const st = get().client.ModelStreamInfer() as grpc.ClientDuplexStream<Msg, Msg>;
+      const st = client.ModelStreamInfer() as grpc.ClientDuplexStream<Msg, Msg>;
       st.on("data", (m: Msg) => out.push(m));
       st.on("error", reject);
       st.on("end", () => resolve(out));
@@ -338,13 +356,23 @@ export function sizePaths(get: () => SizeServing) {
     }
   }
 
-  const grpcStream: Path = {
-    name: "gRPC ModelStreamInfer",
-    json: false,
-    echo(c) {
-      return streamEcho(this, [c]);
-    },
+  /** gRPC ModelStreamInfer, one case per stream, on `transport`. */
+  const grpcStreamOn = (transport: GrpcTransportName): Path => {
+    const path: Path = {
+      name: `gRPC ModelStreamInfer (${transport})`,
+      json: false,
+      echo(c) {
+        return streamEcho(this, [c]);
+      },
+    };
+    streamTransports.set(path, transport);
+    return path;
   };
+
+  const grpcUnary = grpcUnaryOn("grpc-js");
+  const grpcStream = grpcStreamOn("grpc-js");
+  const grpcUnaryH2 = grpcUnaryOn("http2");
+  const grpcStreamH2 = grpcStreamOn("http2");
 
   return {
     inProcessInfer,
@@ -356,6 +384,8 @@ export function sizePaths(get: () => SizeServing) {
     generateStream,
     grpcUnary,
     grpcStream,
+    grpcUnaryH2,
+    grpcStreamH2,
     streamEcho,
   };
 }

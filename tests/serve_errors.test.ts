@@ -69,6 +69,36 @@ async function expectError(r: Response, status: number, pattern: RegExp): Promis
 }
 
 describe("error statuses", () => {
+  test("infer: every path form the routes take answers as they do", async () => {
+    const body = JSON.stringify(int32Input([4, 5, 6]));
+    const post = (path: string) => fetch(`${s.url}${path}`, { method: "POST", body });
+    for (
+      const path of [
+        "/v2/models/identity_int32/infer",
+        "/v2/models/identity_int32/versions/1/infer",
+        "/v2/models/identity_int32/infer?a=b",
+        "/v2/models/identity_int32/infer#fragment",
+        "/v2/models/identity%5Fint32/infer", // percent-encoded: the router decodes it
+      ]
+    ) {
+      const r = await post(path);
+      assert.equal(r.status, 200, `${path}: ${await r.clone().text()}`);
+      const json = await r.json();
+      assert.equal(json.model_name, "identity_int32", path);
+      assert.deepEqual(json.outputs[0].data, [4, 5, 6], path);
+    }
+    const unknownVersion = statusOfApi(() => s.server.model("identity_int32", 7).metadata());
+    await expectError(
+      await post("/v2/models/identity_int32/versions/7/infer"),
+      unknownVersion,
+      /./,
+    );
+    await expectError(await post("/v2/models/identity_int32/versions/x/infer"), 404, /^Not Found$/);
+    await expectError(await post("/v2/models/identity_int32/infer/"), 404, /^Not Found$/);
+    await expectError(await post("/v2/models//infer"), 404, /^Not Found$/);
+    await expectError(await fetch(`${s.url}/v2/models/identity_int32/infer`), 405, /Method/);
+  });
+
   test("unknown path 404, wrong method 405", async () => {
     await expectError(await fetch(`${s.url}/v2/nothing`), 404, /^Not Found$/);
     await expectError(await fetch(`${s.url}/v2/`), 404, /^Not Found$/);
@@ -547,6 +577,30 @@ describe("restricted APIs", () => {
       /restricted/,
     );
     assert.equal(s.server.model("identity_int8").ready(), true);
+  });
+
+  test("infer is restricted like any route, on every path form", async () => {
+    const restricted = await serve(s.server, {
+      port: 0,
+      restrictedApis: { inference: { header: "infer-key", value: "k" } },
+    });
+    try {
+      const body = JSON.stringify(int32Input([1, 2, 3]));
+      const infer = (path: string, headers: Record<string, string> = {}) =>
+        fetch(`${restricted.url}${path}`, { method: "POST", body, headers });
+      await expectError(await infer("/v2/models/identity_int32/infer"), 403, /'infer-key'/);
+      await expectError(
+        await infer("/v2/models/identity_int32/versions/1/infer"),
+        403,
+        /restricted/,
+      );
+      await expectError(await infer("/v2/models/identity_int%33%32/infer"), 403, /restricted/);
+      const ok = await infer("/v2/models/identity_int32/infer?x=1", { "infer-key": "k" });
+      assert.equal(ok.status, 200, await ok.clone().text());
+      assert.deepEqual((await ok.json()).outputs[0].data, [1, 2, 3]);
+    } finally {
+      await restricted.close();
+    }
   });
 
   test("bad options are INVALID_ARG before anything listens", async () => {

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { TritonError } from "../errors.ts";
 import type { Model } from "../model.ts";
 import { readBody, type RequestLimits, tooLarge } from "./body.ts";
 import { unsupported } from "./errors.ts";
@@ -15,8 +14,8 @@ import { inferHttpResponse } from "./infer_response.ts";
  * Answers an inference request: checks the model answers one response per request, reads and
  * checks the body, runs the inference (cancelled if `request.signal` aborts: the client left) and
  * writes its response, disposing it once written.
- * @throws {TritonError} UNSUPPORTED for a decoupled model (as Triton); INVALID_ARG for a malformed
- *   request; the model's error; INTERNAL when the model sends other than one response.
+ * @throws {TritonError} UNSUPPORTED for a decoupled model (as Triton), or one that sends other than
+ *   one response; INVALID_ARG for a malformed request; the model's error.
  * @throws {HttpError} 413 for a body over `limits.body`, or JSON (the body, or a binary request's
  *   header) over `limits.json`, before the body is read where `Content-Length` declares its size.
  */
@@ -46,17 +45,12 @@ export async function inferEndpoint(
   const body = await readBody(request, header === null ? limits.json : limits.body);
   overJson(body.byteLength);
   const parsed = parseInferRequest(body, header);
-  let answer: Response | undefined;
-  for await (const response of model.infer({ ...parsed.request, signal: request.signal })) {
-    try {
-      if (answer !== undefined) {
-        throw new TritonError("INTERNAL", "expected one response, the model sent more");
-      }
-      answer = inferHttpResponse(response, parsed.binary);
-    } finally {
-      response.dispose();
-    }
+  // One response per request (the model is not decoupled): awaited as one promise, without
+  // iterating a stream (bench/README.md, "Where a served request's time goes").
+  const response = await model.inferOne({ ...parsed.request, signal: request.signal });
+  try {
+    return inferHttpResponse(response, parsed.binary);
+  } finally {
+    response.dispose();
   }
-  if (answer === undefined) throw new TritonError("INTERNAL", "the model sent no response");
-  return answer;
 }

@@ -14,6 +14,7 @@ import process from "node:process";
 import { after, before } from "node:test";
 import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
+import { runtimeName } from "../ffi/mod.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/service.ts";
 import { startServer } from "./support/env.ts";
@@ -513,9 +514,14 @@ test("close({ timeout }) ends a call that would never end, and cancels its reque
   await quiet(own);
 });
 
-test("TRITONFFI_GRPC_TRANSPORT picks the transport where the option is not given", async () => {
+test("TRITONFFI_GRPC_TRANSPORT picks the transport where the option is not given, else the runtime's default", async () => {
   const before = process.env.TRITONFFI_GRPC_TRANSPORT;
   try {
+    delete process.env.TRITONFFI_GRPC_TRANSPORT;
+    const byDefault = await serveGrpc(server, { port: 0 });
+    // The faster one on each runtime (bench/README.md): http2 on Bun and Node, grpc-js on Deno.
+    assert.equal(byDefault.transport, runtimeName() === "deno" ? "grpc-js" : "http2");
+    await byDefault.close();
     process.env.TRITONFFI_GRPC_TRANSPORT = "http2";
     const a = await serveGrpc(server, { port: 0 });
     assert.equal(a.transport, "http2");

@@ -10,7 +10,7 @@ import type * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { describeValue } from "../../arguments.ts";
 import { TritonError } from "../../errors.ts";
-import { env, type ErrorCodeName } from "../../../ffi/mod.ts";
+import { env, type ErrorCodeName, runtimeName } from "../../../ffi/mod.ts";
 import type { InferResponse } from "../../response.ts";
 import type { Server } from "../../server.ts";
 import { invalid, unsupported } from "../errors.ts";
@@ -58,8 +58,11 @@ export interface GrpcServeOptions {
    * sending `grpc-encoding: gzip` fails UNIMPLEMENTED). Both serve the same RPCs with the same
    * handlers. Where not given, the environment variable
    * `TRITONFFI_GRPC_TRANSPORT` (`grpc-js` or `http2`) chooses, so that a program or benchmark
-   * can switch without a change in code.
-   * @default "grpc-js"
+   * can switch without a change in code; else the faster one on this runtime, measured side by
+   * side under perf_analyzer (bench/README.md): `"http2"` on Bun and Node (1.2–1.9× the calls per
+   * second of grpc-js), `"grpc-js"` on Deno (where its `node:http2` gave the new transport no
+   * gain at concurrency 1 and a loss at 16).
+   * @default "http2" on Bun and Node, "grpc-js" on Deno
    */
   readonly transport?: GrpcTransportName;
   /** Aborting it closes the service (as `close()`). */
@@ -144,10 +147,11 @@ function versionOf(text: string): number {
 
 type Method = grpc.MethodDefinition<unknown, unknown>;
 
-/** The transport `options.transport` names, else `TRITONFFI_GRPC_TRANSPORT`, else grpc-js. */
+/** The transport `options.transport` names, else `TRITONFFI_GRPC_TRANSPORT`, else the
+ * runtime's faster one (see {@link GrpcServeOptions.transport}). */
 function transportOf(given: unknown): GrpcTransportName {
   const fromEnv = given === undefined ? env("TRITONFFI_GRPC_TRANSPORT") || undefined : undefined;
-  const name = given ?? fromEnv ?? "grpc-js";
+  const name = given ?? fromEnv ?? (runtimeName() === "deno" ? "grpc-js" : "http2");
   if (name === "grpc-js" || name === "http2") return name;
   throw new TritonError(
     "INVALID_ARG",
@@ -260,7 +264,8 @@ export function serviceDefinitions(
  * the gRPC status Triton gives their code ({@link GRPC_STATUS}). A client that cancels or goes
  * away cancels its requests in Triton. Messages may be as large as gRPC allows (2 GiB − 1) unless
  * `maxMessageBytes` says less. `transport` picks what carries the calls: `@grpc/grpc-js`'s server
- * (the default) or this project's gRPC framing on `node:http2`.
+ * (the default on Deno) or this project's gRPC framing on `node:http2` (the default on Bun and
+ * Node).
  * @example
  * ```ts
  * import { Server } from "tritonffi";

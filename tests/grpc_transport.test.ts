@@ -18,8 +18,7 @@ import { runtimeName } from "../ffi/mod.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/service.ts";
 import { startServer } from "./support/env.ts";
-
-type Msg = Record<string, unknown>;
+import { type Msg, repeatRequest } from "./support/grpc_requests.ts";
 
 const { inference } = serviceDefinitions();
 const INFER = "/inference.GRPCInferenceService/ModelInfer";
@@ -138,26 +137,6 @@ function rawCall(
 /** A unary call of one message. */
 function unary(path: string, message: Buffer, headers: http2.OutgoingHttpHeaders = {}) {
   return rawCall(path, (s) => void s.end(frame(message)), headers).reply;
-}
-
-const int32s = (values: number[]) => new Uint8Array(new Int32Array(values).buffer);
-
-/** The repeat_int32 request for `values`, each after `delayMs`. */
-function repeatRequest(values: number[], delayMs: number, id = ""): Msg {
-  return {
-    model_name: "repeat_int32",
-    id,
-    inputs: [
-      { name: "IN", datatype: "INT32", shape: [values.length] },
-      { name: "DELAY", datatype: "UINT32", shape: [values.length] },
-      { name: "WAIT", datatype: "UINT32", shape: [1] },
-    ],
-    raw_input_contents: [
-      int32s(values),
-      new Uint8Array(new Uint32Array(values.map(() => delayMs)).buffer),
-      new Uint8Array(4),
-    ],
-  };
 }
 
 /** An identity_uint8 request for `bytes`. */

@@ -12,9 +12,8 @@ import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/service.ts";
-import { startServer } from "./support/env.ts";
-
-type Msg = Record<string, unknown>;
+import { idle, startServer } from "./support/env.ts";
+import { int32s, type Msg, repeatRequest } from "./support/grpc_requests.ts";
 
 const definitions = serviceDefinitions();
 const Client = grpc.makeGenericClientConstructor(definitions.inference, "GRPCInferenceService");
@@ -70,8 +69,6 @@ function suite(transport: GrpcTransportName): void {
       return true;
     });
   }
-
-  const int32s = (values: number[]) => new Uint8Array(new Int32Array(values).buffer);
 
   test(`${transport}: health, metadata, readiness and Health/Check`, async () => {
     assert.deepEqual(await call("ServerLive", {}), { live: true });
@@ -207,24 +204,6 @@ function suite(transport: GrpcTransportName): void {
     );
   });
 
-  /** The repeat_int32 request for `values`, each after `delayMs`. */
-  function repeatRequest(values: number[], delayMs: number, extra: Msg = {}): Msg {
-    return {
-      model_name: "repeat_int32",
-      inputs: [
-        { name: "IN", datatype: "INT32", shape: [values.length] },
-        { name: "DELAY", datatype: "UINT32", shape: [values.length] },
-        { name: "WAIT", datatype: "UINT32", shape: [1] },
-      ],
-      raw_input_contents: [
-        int32s(values),
-        new Uint8Array(new Uint32Array(values.map(() => delayMs)).buffer),
-        new Uint8Array(4),
-      ],
-      ...extra,
-    };
-  }
-
   /** Opens a stream, writes `requests`, ends it, and collects what comes back. */
   function stream(requests: Msg[], metadata = new grpc.Metadata()): Promise<Msg[]> {
     return new Promise((resolve, reject) => {
@@ -291,10 +270,7 @@ function suite(transport: GrpcTransportName): void {
     s.write(repeatRequest(Array.from({ length: 50 }, (_, i) => i), 100));
     await first;
     s.cancel();
-    const deadline = Date.now() + 10_000;
-    while (server.inflight > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await idle(server, 10_000);
     assert.equal(server.inflight, 0);
     assert.ok(got.length < 50, `${got.length} responses`);
   });
@@ -320,10 +296,7 @@ function suite(transport: GrpcTransportName): void {
     assert.ok(server.inflight >= 1);
     child.kill("SIGKILL");
     await exited;
-    const deadline = Date.now() + 15_000;
-    while (server.inflight > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await idle(server, 15_000);
     assert.equal(server.inflight, 0);
     assert.equal(service.active, 0);
     assert.deepEqual(await call("ServerLive", {}), { live: true }); // and the service goes on
@@ -376,10 +349,7 @@ function suite(transport: GrpcTransportName): void {
     assert.ok(Date.now() - t0 < 5000);
     await ended;
     c.close();
-    const deadline = Date.now() + 10_000;
-    while (server.inflight > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await idle(server, 10_000);
     assert.equal(server.inflight, 0);
     await assert.rejects(own.close({ timeout: -1 }), /timeout must be a number/);
   });

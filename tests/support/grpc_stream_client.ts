@@ -6,6 +6,7 @@
 import process from "node:process";
 import * as grpc from "@grpc/grpc-js";
 import { serviceDefinitions } from "../../src/kserve/grpc/service.ts";
+import { repeatRequest } from "./grpc_requests.ts";
 
 const Client = grpc.makeGenericClientConstructor(serviceDefinitions().inference, "Inference");
 const client = new Client(process.argv[2], grpc.credentials.createInsecure()) as
@@ -15,17 +16,6 @@ const stream = client.ModelStreamInfer();
 const n = 200;
 stream.on("data", () => console.log("first"));
 stream.on("error", () => {});
-stream.write({
-  model_name: "repeat_int32",
-  inputs: [
-    { name: "IN", datatype: "INT32", shape: [n] },
-    { name: "DELAY", datatype: "UINT32", shape: [n] },
-    { name: "WAIT", datatype: "UINT32", shape: [1] },
-  ],
-  raw_input_contents: [
-    new Uint8Array(new Int32Array(n).buffer),
-    new Uint8Array(new Uint32Array(n).fill(50).buffer),
-    new Uint8Array(4),
-  ],
-});
+stream.write(repeatRequest(new Array(n).fill(0), 50));
+
 setInterval(() => {}, 1000); // until killed

@@ -21,22 +21,15 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { startServer, variant } from "./serve_servers.mjs";
+import { benchServers, needPerfAnalyzer, startServer, variant } from "./serve_servers.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
 const perf = env.PERF_ANALYZER;
-if (!perf || !env.TRITONSERVER_LIB || !env.TRITONSERVER_BACKEND_DIR) {
-  console.log(
-    "bench:serve needs PERF_ANALYZER (Triton's perf_analyzer) and a real core " +
-      "(TRITONSERVER_LIB, TRITONSERVER_BACKEND_DIR); nothing ran",
-  );
-  process.exit(0);
-}
+needPerfAnalyzer("bench:serve", env);
 const rounds = Number(env.BENCH_ROUNDS ?? 3);
 const interval = env.BENCH_INTERVAL_MS ?? "3000";
-const runtimes = (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",");
-const servers = [...(env.TRITONSERVER_BIN ? ["tritonserver"] : []), ...runtimes];
+const servers = benchServers(env);
 // One model repository with the models the rows use.
 const repo = mkdtempSync(join(tmpdir(), "tritonffi-serve-bench-"));
 symlinkSync(

@@ -2,8 +2,27 @@
 // `tritonserver` (TRITONSERVER_BIN) or examples/serve.ts on one runtime, serving one model
 // repository on loopback. Plain Node ESM.
 import { spawn } from "node:child_process";
+import process from "node:process";
 import { resolve } from "node:path";
 import { runtimeCommand } from "../tests/runtime_command.mjs";
+
+/** Exits (status 0, saying why) unless `env` names perf_analyzer and a real core: `bench`, the
+ * script's name, cannot run without them. */
+export function needPerfAnalyzer(bench, env) {
+  if (env.PERF_ANALYZER && env.TRITONSERVER_LIB && env.TRITONSERVER_BACKEND_DIR) return;
+  console.log(
+    `${bench} needs PERF_ANALYZER (Triton's perf_analyzer) and a real core ` +
+      "(TRITONSERVER_LIB, TRITONSERVER_BACKEND_DIR); nothing ran",
+  );
+  process.exit(0);
+}
+
+/** The servers to put side by side: tritonserver where TRITONSERVER_BIN names it, then each
+ * entry of BENCH_RUNTIMES (default "deno,bun,node"; see {@link variant}). */
+export function benchServers(env) {
+  const runtimes = (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",");
+  return [...(env.TRITONSERVER_BIN ? ["tritonserver"] : []), ...runtimes];
+}
 
 /**
  * A server entry's runtime, checkout and extra environment: `node`, `node:KEY=VALUE:KEY2=VALUE2`,

@@ -20,24 +20,17 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { startServer } from "./serve_servers.mjs";
+import { benchServers, needPerfAnalyzer, startServer } from "./serve_servers.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
 const perfAnalyzer = env.PERF_ANALYZER;
-if (!perfAnalyzer || !env.TRITONSERVER_LIB || !env.TRITONSERVER_BACKEND_DIR) {
-  console.log(
-    "bench:threads needs PERF_ANALYZER and a real core (TRITONSERVER_LIB, " +
-      "TRITONSERVER_BACKEND_DIR); nothing ran",
-  );
-  process.exit(0);
-}
+needPerfAnalyzer("bench:threads", env);
 if (spawnSync("perf", ["--version"]).status !== 0) {
   console.log("bench:threads needs Linux perf (Debian's linux-perf); nothing ran");
   process.exit(0);
 }
-const runtimes = (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",");
-const servers = [...(env.TRITONSERVER_BIN ? ["tritonserver"] : []), ...runtimes];
+const servers = benchServers(env);
 const rows = (env.THREADS_ROWS ?? "http:1,http:16,grpc:1,grpc:16").split(",").map((r) => {
   const [protocol, concurrency] = r.split(":");
   return { protocol, concurrency: Number(concurrency) };

@@ -22,6 +22,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { benchServers, needPerfAnalyzer, startServer, variant } from "./serve_servers.mjs";
+import { median } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
@@ -126,10 +127,6 @@ for (let round = 0; round < rounds; round++) {
 }
 rmSync(repo, { recursive: true, force: true });
 
-const median = (xs) => {
-  const s = xs.filter((x) => x !== undefined).sort((a, b) => a - b);
-  return s.length === 0 ? undefined : s[s.length >> 1];
-};
 const figure = (name, row) => {
   const runs = samples[name]?.[row] ?? [];
   const ok = runs.filter((r) => r.throughput !== undefined);

@@ -14,13 +14,21 @@
 // THREADS_ROWS (default "http:1,http:16,grpc:1,grpc:16"), THREADS_WINDOW_S (default 2).
 // Plain Node ESM.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { benchServers, needPerfAnalyzer, startServer } from "./serve_servers.mjs";
+import { median } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
@@ -103,31 +111,63 @@ async function record(row) {
 }
 
 /**
- * Sums `perf sched timehist` per thread: [{ pid, tid, name, slices, run, delay }] in ms, and the
- * idle time of each CPU.
+ * Reads `perf sched timehist -w`: its wake-ups `{ t, wakerTid, wakerPid, wakeeTid, wakePid }` and
+ * its slices `{ name, pid, tid, start, end, delay }` (a thread's time on a CPU until it switched
+ * out, and how long it waited for that CPU), in time order, µs; and the CPUs' idle time, µs.
  */
-function perThread(timehist) {
-  const threads = new Map();
+function parseTimehist(timehist) {
+  const wakes = [];
+  const slices = [];
   let idle = 0;
+  const task = /(.+?)\[(\d+)(?:\/(\d+))?\]/;
   for (const line of timehist.split("\n")) {
-    const idleLine = /^\s*[\d.]+\s+\[\d+\]\s+<idle>\s+[\d.]+\s+[\d.]+\s+([\d.]+)/.exec(line);
-    if (idleLine) {
-      idle += Number(idleLine[1]);
+    const w = /^\s*([\d.]+)\s+\[\d+\]\s+(.+?\])\s+awakened: (.+?\])/.exec(line);
+    if (w) {
+      const [, t, waker, wakee] = w;
+      const [, , wt, wp] = task.exec(waker);
+      const [, , et, ep] = task.exec(wakee);
+      wakes.push({
+        t: Number(t) * 1e6,
+        wakerTid: Number(wt),
+        wakerPid: Number(wp ?? wt),
+        wakeeTid: Number(et),
+        wakeePid: Number(ep ?? et),
+      });
       continue;
     }
-    const m = /^\s*[\d.]+\s+\[\d+\]\s+(.+?)\[(\d+)(?:\/(\d+))?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)/
-      .exec(line);
+    const m = /^\s*([\d.]+)\s+\[\d+\]\s+(<idle>|.+?\])\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)/.exec(line);
     if (!m) continue;
-    const [, name, tid, pid, , delay, run] = m;
-    const key = Number(tid);
-    const t = threads.get(key) ??
-      { pid: Number(pid ?? tid), tid: key, name, slices: 0, run: 0, delay: 0 };
-    t.slices++;
-    t.run += Number(run);
-    t.delay += Number(delay);
-    threads.set(key, t);
+    const [, at, who, , delay, run] = m;
+    if (who === "<idle>") {
+      idle += Number(run) * 1000;
+      continue;
+    }
+    const [, name, tid, pid] = task.exec(who);
+    const end = Number(at) * 1e6;
+    slices.push({
+      name,
+      tid: Number(tid),
+      pid: Number(pid ?? tid),
+      start: end - Number(run) * 1000,
+      end,
+      delay: Number(delay) * 1000,
+    });
   }
-  return { threads: [...threads.values()], idle };
+  return { wakes, slices, idle };
+}
+
+/** Sums the slices per thread: [{ pid, tid, name, slices, run, delay }], µs. */
+function perThread(slices) {
+  const threads = new Map();
+  for (const x of slices) {
+    const t = threads.get(x.tid) ??
+      { pid: x.pid, tid: x.tid, name: x.name, slices: 0, run: 0, delay: 0 };
+    t.slices++;
+    t.run += x.end - x.start;
+    t.delay += x.delay;
+    threads.set(x.tid, t);
+  }
+  return [...threads.values()];
 }
 
 /**
@@ -145,7 +185,7 @@ function groups(threads, serverPid, analyzerPid, names, minimum) {
     g.delay += t.delay;
     out.set(group, g);
   };
-  // The server's threads one by one, busiest first, while they run more than `minimum` ms.
+  // The server's threads one by one, busiest first, while they run more than `minimum` µs.
   const own = threads.filter((t) => t.pid === serverPid).sort((a, b) => b.run - a.run);
   let rank = 0;
   for (const t of own) {
@@ -162,12 +202,6 @@ function groups(threads, serverPid, analyzerPid, names, minimum) {
   return out;
 }
 
-/** The median of `xs`, or undefined. */
-function median(xs) {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  return s.length === 0 ? undefined : s[s.length >> 1];
-}
-
 /**
  * One request's path at concurrency 1, read from the wake-ups and context switches (µs, medians
  * over every complete cycle of the window): perf_analyzer wakes the server's receiving thread
@@ -176,31 +210,7 @@ function median(xs) {
  * until it switches out; a server thread wakes perf_analyzer (the response is on the socket);
  * perf_analyzer's own turn until it sends the next request.
  */
-function cycles(timehist, serverPid, analyzerPid) {
-  const wakes = [];
-  const slices = [];
-  const task = /(.+?)\[(\d+)(?:\/(\d+))?\]/;
-  for (const line of timehist.split("\n")) {
-    const w = /^\s*([\d.]+)\s+\[\d+\]\s+(.+?\])\s+awakened: (.+?\])/.exec(line);
-    if (w) {
-      const [, t, waker, wakee] = w;
-      const [, , wt, wp] = task.exec(waker);
-      const [, , et, ep] = task.exec(wakee);
-      wakes.push({
-        t: Number(t) * 1e6,
-        wakerTid: Number(wt),
-        wakerPid: Number(wp ?? wt),
-        wakeeTid: Number(et),
-        wakeePid: Number(ep ?? et),
-      });
-      continue;
-    }
-    const m = /^\s*([\d.]+)\s+\[\d+\]\s+(.+?\])\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)/.exec(line);
-    if (!m || m[2].startsWith("<idle>")) continue;
-    const [, , tid] = task.exec(m[2]);
-    const end = Number(m[1]) * 1e6;
-    slices.push({ tid: Number(tid), end, start: end - Number(m[5]) * 1000 });
-  }
+function cycles({ wakes, slices }, serverPid, analyzerPid) {
   // Each thread's slices in time order, to find the first that ends after a time.
   const byTid = new Map();
   for (const x of slices) {
@@ -265,11 +275,12 @@ for (const name of servers) {
   const server = await startServer(name, { root, env, repo, ports });
   for (const row of rows) {
     const { figures, timehist, analyzerPid } = await record(row);
-    const { threads, idle } = perThread(timehist);
+    const parsed = parseTimehist(timehist);
+    const threads = perThread(parsed.slices);
     const inferences = (figures.throughput ?? 0) * windowS;
     const names = threadsOf(server.pid);
-    const perInference = (ms) => inferences > 0 ? (ms * 1000) / inferences : undefined;
-    const table = [...groups(threads, server.pid, analyzerPid, names, inferences / 10_000)].map((
+    const perInference = (us) => inferences > 0 ? us / inferences : undefined;
+    const table = [...groups(threads, server.pid, analyzerPid, names, inferences / 10)].map((
       [group, g],
     ) => ({
       group,
@@ -278,8 +289,8 @@ for (const name of servers) {
       delay: perInference(g.delay),
       switches: inferences > 0 ? g.slices / inferences : undefined,
     })).sort((a, b) => (b.run ?? 0) - (a.run ?? 0));
-    const path = row.concurrency === 1 ? cycles(timehist, server.pid, analyzerPid) : undefined;
-    results.push({ server: name, ...row, figures, idle: perInference(idle), table, path });
+    const path = row.concurrency === 1 ? cycles(parsed, server.pid, analyzerPid) : undefined;
+    results.push({ server: name, ...row, figures, idle: perInference(parsed.idle), table, path });
     console.log(`  ${row.protocol} c${row.concurrency}: ${figures.throughput} infer/s`);
   }
   await server.stop();

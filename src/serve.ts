@@ -13,7 +13,7 @@ import {
   kserveService,
 } from "./kserve/handler.ts";
 import type { Server } from "./server.ts";
-import { closing, listenOptions } from "./kserve/lifecycle.ts";
+import { cannotListen, closing, listenOptions } from "./kserve/lifecycle.ts";
 
 /** Where and how {@link serve} listens, and what it accepts. */
 export interface ServeOptions extends KServeOptions {
@@ -70,14 +70,6 @@ interface ListenArgs {
   readonly service: (hooks: KServeHooks) => KServeService;
 }
 
-function listenError(args: ListenArgs, e: unknown): TritonError {
-  return new TritonError(
-    "UNAVAILABLE",
-    `cannot listen on ${args.hostname}:${args.port}: ${e instanceof Error ? e.message : e}`,
-    { cause: e },
-  );
-}
-
 /** `Deno.serve`. */
 function listenDeno(args: ListenArgs): Listening & { service: KServeService } {
   const service = args.service({});
@@ -89,7 +81,7 @@ function listenDeno(args: ListenArgs): Listening & { service: KServeService } {
       onListen() {},
     }, (request) => service.fetch(request));
   } catch (e) {
-    throw listenError(args, e);
+    throw cannotListen(args.hostname, args.port, e);
   }
   return {
     service,
@@ -133,7 +125,7 @@ function listenBun(args: ListenArgs): Listening & { service: KServeService } {
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     });
   } catch (e) {
-    throw listenError(args, e);
+    throw cannotListen(args.hostname, args.port, e);
   }
   const s = bunServer;
   return {
@@ -167,7 +159,7 @@ async function listenNode(args: ListenArgs): Promise<Listening & { service: KSer
       });
     });
   } catch (e) {
-    throw listenError(args, e);
+    throw cannotListen(args.hostname, args.port, e);
   }
   const address = nodeServer.address();
   const port = typeof address === "object" && address !== null ? address.port : args.port;

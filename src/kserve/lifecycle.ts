@@ -1,6 +1,6 @@
 /**
  * What the front ends (`serve()` over HTTP, `serveGrpc()`) share about their life: the checked
- * listen options, and `close()` — stop accepting, let what is in flight finish or, after a
+ * listen options, the error when they cannot listen, and `close()` — stop accepting, let what is in flight finish or, after a
  * timeout, end it, then resolve `closed` — with the `signal` that closes too.
  *
  * @module
@@ -13,6 +13,15 @@ export interface ListenOptions {
   readonly hostname: string;
   readonly port: number;
   readonly signal: AbortSignal | undefined;
+}
+
+/** The error of a front end that cannot listen on `host:port` (UNAVAILABLE, `e`'s message). */
+export function cannotListen(host: string, port: number, e: unknown): TritonError {
+  return new TritonError(
+    "UNAVAILABLE",
+    `cannot listen on ${host}:${port}: ${e instanceof Error ? e.message : e}`,
+    { cause: e },
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import * as grpc from "@grpc/grpc-js";
-import { TritonError } from "../../errors.ts";
+import { cannotListen } from "../lifecycle.ts";
 import { bracketed, type GrpcListener, type GrpcListenOptions, Status } from "./transport.ts";
 
 /**
@@ -50,15 +50,7 @@ export async function listenGrpcJs(options: GrpcListenOptions): Promise<GrpcList
     grpcServer.bindAsync(
       `${host}:${options.port}`,
       grpc.ServerCredentials.createInsecure(),
-      (e, p) =>
-        e
-          ? reject(
-            new TritonError(
-              "UNAVAILABLE",
-              `cannot listen on ${host}:${options.port}: ${e.message}`,
-            ),
-          )
-          : resolve(p),
+      (e, p) => e ? reject(cannotListen(host, options.port, e)) : resolve(p),
     );
   });
   return {

@@ -11,7 +11,7 @@ import { EventEmitter } from "node:events";
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ServiceDefinition } from "@grpc/grpc-js";
-import { TritonError } from "../../errors.ts";
+import { cannotListen } from "../lifecycle.ts";
 import {
   bracketed,
   type CallMetadata,
@@ -599,10 +599,7 @@ export async function listenHttp2(options: GrpcListenOptions): Promise<GrpcListe
 
   const host = bracketed(options.hostname);
   await new Promise<void>((resolve, reject) => {
-    const failed = (e: Error) =>
-      reject(
-        new TritonError("UNAVAILABLE", `cannot listen on ${host}:${options.port}: ${e.message}`),
-      );
+    const failed = (e: Error) => reject(cannotListen(host, options.port, e));
     server.once("error", failed);
     server.listen(options.port, options.hostname, () => {
       server.off("error", failed);

@@ -8,7 +8,7 @@
  */
 import process from "node:process";
 import { loadTriton, TritonError } from "../../mod.ts";
-import { collect, deferredDeletes, liveCounter, startServer } from "./env.ts";
+import { collect, idle, liveCounter, startServer } from "./env.ts";
 
 const server = await startServer({
   modelControlMode: "explicit",
@@ -80,7 +80,9 @@ const sums = await Promise.all(Array.from({ length: 64 }, async (_, i) => {
   return (r.outputs.OUTPUT0.data as Int32Array).reduce((a, b) => a + b, 0);
 }));
 results.concurrent = sums.every((s, i) => s === 16 * i);
-await deferredDeletes();
+// A request's release can come after its FINAL response (Triton releases it after sending):
+// wait for both before counting what is live.
+await idle(server);
 const after = live && { request: live("request"), response: live("response") };
 const submitted = submitter?.submitted ?? 0;
 await server.stop();

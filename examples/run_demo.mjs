@@ -7,6 +7,7 @@
 // (`npm run example:ocr -- image.png`). Plain Node ESM (`deno task demo` runs it on Deno).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import os from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -38,9 +39,27 @@ const [cmd, args] = runtimeCommand(root, env.DEMO_RUNTIME ?? "deno", script, {
   deno: listens ? ["--allow-net", "--unstable-no-legacy-abort"] : [],
 });
 // The example runs as a child: the signals that stop this process (SIGINT, SIGTERM from a
-// supervisor or `kill`) are passed on, so that a serving example stops with it.
+// supervisor or `kill`, SIGHUP) are passed on, so that a serving example stops with it, and this
+// process ends as the child did: with its exit code, or killed by the same signal. (npm passes
+// SIGINT and SIGTERM to its script's shell, which does not pass them on: the scripts in
+// package.json `exec` this file so that the signal reaches it. docs/serving.md has the rest.)
 const child = spawn(cmd, [...args, ...process.argv.slice(3)], { stdio: "inherit", cwd: root, env });
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, () => child.kill(signal));
-}
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"];
+const forward = (signal) => child.kill(signal);
+for (const signal of forwarded) process.on(signal, forward);
+// A parent that dies without passing a signal on (npm on SIGHUP, anything on SIGKILL) leaves this
+// process to init: the child is then stopped as if by SIGTERM.
+const parent = process.ppid;
+const watch = setInterval(() => {
+  if (process.ppid !== parent) forward("SIGTERM");
+}, 1000);
+watch.unref();
+child.on("exit", (code, signal) => {
+  clearInterval(watch);
+  if (code !== null) process.exit(code);
+  // Killed by a signal: die of the same one, so that our parent (npm, a shell) sees what the child
+  // met; 128 + its number, as a shell reports it, where the signal does not end this process.
+  for (const s of forwarded) process.off(s, forward);
+  process.kill(process.pid, signal);
+  process.exit(128 + (os.constants.signals[signal] ?? 0));
+});

@@ -62,4 +62,10 @@ test("deploy/Dockerfile runs examples/serve.ts with the environment the runtime 
   assert.ok(existsSync(root + argv[argv.length - 1]), argv.join(" "));
   assert.ok(argv.includes("--allow-net"));
   assert.match(dockerfile, /PORT=8080/);
+  // Every file or folder of the repository that the served script imports is copied in.
+  const copied = [...dockerfile.matchAll(/^COPY (.+) \S+$/gm)].flatMap((m) => m[1].split(/\s+/));
+  const script = readFileSync(root + argv[argv.length - 1], "utf8");
+  const imports = [...script.matchAll(/from "\.\.\/([^/"]+)/g)].map((m) => m[1]);
+  assert.ok(imports.length > 0, "examples/serve.ts imports the repository's entries");
+  for (const entry of imports) assert.ok(copied.includes(entry), `COPY ${entry}: ${copied}`);
 });

@@ -6,17 +6,16 @@
  *
  * @module
  */
-import { loadTriton, Server } from "../mod.ts";
+import { Server } from "../mod.ts";
 
 const repository = decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
-const lib = await loadTriton();
-console.log(`libtritonserver: ${lib.path} (API ${lib.version.major}.${lib.version.minor})`);
 
 await using server = await new Server({
   modelRepository: repository,
   log: { info: false, warn: false },
 }).start();
-console.log(`server live=${server.live()} ready=${server.ready()}`);
+const { name, version } = server.metadata();
+console.log(`${name} ${version}: server live=${server.live()} ready=${server.ready()}`);
 
 const a = Float32Array.from({ length: 16 }, (_, i) => i);
 const b = Float32Array.from({ length: 16 }, () => 1);

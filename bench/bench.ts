@@ -14,8 +14,8 @@
  */
 import { writeFileSync } from "node:fs";
 import process from "node:process";
-import { loadTriton, Server } from "../mod.ts";
-import { env, runtimeName } from "../ffi/mod.ts";
+import { Server } from "../mod.ts";
+import { env, loadTriton, runtimeName } from "../ffi/mod.ts";
 import { bigOutput } from "./big_output.ts";
 import { inference, scaling, SCENARIOS } from "./inference.ts";
 import { floor } from "./floor.ts";

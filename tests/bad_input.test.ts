@@ -4,14 +4,15 @@ import { test } from "./support/test.ts";
 import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { LibraryLoadError, loadTriton, Tensor, TritonError } from "../mod.ts";
+import { LibraryLoadError, Tensor, TritonError } from "../mod.ts";
+import { loadTriton } from "../ffi/mod.ts";
 import { toolchainBin } from "./runtime_command.mjs";
 import { collect, liveCounter, sharedServer, startServer, stopShared } from "./support/env.ts";
 
 after(stopShared);
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const MOD = fileURLToPath(new URL("../mod.ts", import.meta.url));
+const LOADER = fileURLToPath(new URL("../ffi/mod.ts", import.meta.url));
 
 function isTritonError(code: string, pattern: RegExp) {
   return (e: unknown) => {
@@ -111,7 +112,7 @@ test("missing library: LibraryLoadError saying what was tried", async () => {
 });
 
 test("a wrong TRITONSERVER_LIB is the only path tried, and the error says so", () => {
-  const script = `const { loadTriton } = await import(${JSON.stringify(MOD)});
+  const script = `const { loadTriton } = await import(${JSON.stringify(LOADER)});
     await loadTriton().then(() => console.log("loaded"), (e) => console.log(e.name, e.message));`;
   const r = spawnSync(toolchainBin(ROOT, "node"), ["--input-type=module", "-e", script], {
     env: { ...process.env, TRITONSERVER_LIB: "/nonexistent/libtritonserver.so" },

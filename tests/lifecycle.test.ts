@@ -57,7 +57,7 @@ test("a response kept past stop() can still be disposed; its deleted server is n
 });
 
 test("stop() and unloadModel() call Triton only once the last request's backend call has had time to return", async () => {
-  const { loadTriton } = await import("../mod.ts");
+  const { loadTriton } = await import("../ffi/mod.ts");
   const { EXECUTE_GRACE_MS } = await import("../src/server_children.ts");
   const { ResponseFields } = await import("../ffi/response_fields.ts");
   const lib = await loadTriton();

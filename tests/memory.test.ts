@@ -4,7 +4,8 @@ import { test } from "./support/test.ts";
 import process from "node:process";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
-import { loadTriton, Tensor, TritonError } from "../mod.ts";
+import { Tensor, TritonError } from "../mod.ts";
+import { loadTriton } from "../ffi/mod.ts";
 import {
   collect,
   collectGarbage,

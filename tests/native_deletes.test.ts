@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { assembledReference, NO_ASSEMBLER } from "./support/assembled.ts";
 import { test } from "./support/test.ts";
-import { loadTriton } from "../mod.ts";
+import { loadTriton } from "../ffi/mod.ts";
 import { macrotask } from "../ffi/macrotask.ts";
 import { NativeDeletes, OFFLOAD_MIN } from "../ffi/native_deletes.ts";
 import { generateDeleteEachX8664 } from "../ffi/thunks/x86_64_delete_each.ts";

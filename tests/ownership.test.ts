@@ -9,7 +9,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { after } from "node:test";
 import { test } from "./support/test.ts";
-import { type InferResponse, loadTriton, ResponseQueue, Tensor, TritonError } from "../mod.ts";
+import { type InferResponse, ResponseQueue, Tensor, TritonError } from "../mod.ts";
+import { loadTriton } from "../ffi/mod.ts";
 import { env } from "../ffi/runtime.ts";
 import { isTritonError } from "./support/assertions.ts";
 import {

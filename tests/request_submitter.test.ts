@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { assembledReference, NO_ASSEMBLER } from "./support/assembled.ts";
 import { test } from "./support/test.ts";
-import { loadTriton } from "../mod.ts";
+import { loadTriton } from "../ffi/mod.ts";
 import { platform } from "../ffi/os.ts";
 import { generateSubmitX8664 } from "../ffi/thunks/x86_64_submit.ts";
 import { runScript } from "./support/env.ts";

@@ -9,14 +9,9 @@ import process from "node:process";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { macrotask } from "../../ffi/macrotask.ts";
+import { loadTriton } from "../../ffi/mod.ts";
 import { env, ffiRuntime } from "../../ffi/runtime.ts";
-import {
-  type InferResponse,
-  loadTriton,
-  Server,
-  type ServerOptions,
-  type StartOptions,
-} from "../../mod.ts";
+import { type InferResponse, Server, type ServerOptions, type StartOptions } from "../../mod.ts";
 
 // As `npm test` does: the fake core and fake CUDA runtime built under .build/ (`npm run
 // build:fake`) unless the environment names others, so that `deno test`, `bun test` and

@@ -7,7 +7,8 @@
  * @module
  */
 import process from "node:process";
-import { loadTriton, TritonError } from "../../mod.ts";
+import { TritonError } from "../../mod.ts";
+import { loadTriton } from "../../ffi/mod.ts";
 import { collect, idle, liveCounter, startServer } from "./env.ts";
 
 const server = await startServer({

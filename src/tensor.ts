@@ -41,7 +41,8 @@ export type TensorLike =
 
 const decoder = new TextDecoder();
 
-/** What {@link Tensor.view} passes its constructor: the arguments need no checking. */
+/** What {@link Tensor.view} passes its constructor (through {@link TrustedTensor}): the
+ * arguments need no checking. */
 const CHECKED = Symbol("checked");
 
 /** Stands in for the data of a tensor whose elements live in GPU memory. */
@@ -94,9 +95,10 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
    * @throws {TritonError} INVALID_ARG when the element count does not match the shape, or the
    *   data's kind does not fit the data type (a Float32Array for INT32, a number as a BYTES
    *   element).
-   * @param checked reserved for the binding's own outputs (anything passed is ignored).
    */
-  constructor(dtype: D, shape: readonly number[], data: TensorDataOf<D>, checked?: unknown) {
+  constructor(dtype: D, shape: readonly number[], data: TensorDataOf<D>);
+  // The implementation's signature, which callers do not see: only this module can pass CHECKED.
+  constructor(dtype: D, shape: readonly number[], data: TensorDataOf<D>, checked?: typeof CHECKED) {
     this.dtype = dtype;
     this.#data = data;
     if (checked === CHECKED) {
@@ -216,7 +218,7 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     memoryTypeId = 0,
     device?: { pointer: number; byteSize: number; toHost: () => Uint8Array },
   ): Tensor {
-    const t = new Tensor(dtype, shape, device ? DEVICE_DATA : data, CHECKED);
+    const t = new TrustedTensor(dtype, shape, device ? DEVICE_DATA : data, CHECKED);
     t.#lease = lease;
     if (device) t.#device = device;
     (t as { memoryType: MemoryTypeName }).memoryType = memoryType;
@@ -405,6 +407,15 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     return this.data.map((e) => decoder.decode(e));
   }
 }
+
+/** `Tensor` with the signature of its implementation, which takes {@link CHECKED}: for
+ * {@link Tensor.view} alone (the same constructor, called with one argument more). */
+const TrustedTensor = Tensor as unknown as new (
+  dtype: DataTypeName,
+  shape: readonly number[],
+  data: TensorData,
+  checked: typeof CHECKED,
+) => Tensor;
 
 /** What a tensor shows in `console.log` (and `util.inspect`, `Deno.inspect`, `Bun.inspect`): its
  * data type, shape, memory and data — or, where the data cannot be read, why. */

@@ -67,12 +67,7 @@ export type {
   ModelStatistics,
   StatisticDuration,
 } from "./src/statistics.ts";
-export {
-  Metric,
-  MetricFamily,
-  type MetricFamilyOptions,
-  type MetricKind,
-} from "./src/metric_family.ts";
+export type { Metric, MetricFamily, MetricFamilyOptions, MetricKind } from "./src/metric_family.ts";
 export type { LogLevelName } from "./src/log.ts";
 export type {
   TraceActivity,
@@ -94,6 +89,5 @@ export {
   DEFAULT_LIBRARY_PATH,
   type ErrorCodeName,
   LibraryLoadError,
-  loadTriton,
   type MemoryTypeName,
 } from "./ffi/mod.ts";

@@ -4,4 +4,6 @@
  *
  * @module
  */
-export { check, discard, errorFromPtr, TritonError } from "../ffi/mod.ts";
+export { TritonError } from "../ffi/mod.ts";
+/** @internal A `TRITONSERVER_Error*` as a {@link TritonError}: thrown, dropped or returned. */
+export { check, discard, errorFromPtr } from "../ffi/mod.ts";

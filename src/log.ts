@@ -29,8 +29,8 @@ function code(level: LogLevelName): number {
 }
 
 /**
- * Whether Triton logs messages of `level` (`TRITONSERVER_LogIsEnabled`; `"verbose"` means verbose
- * level 1 or more).
+ * @internal Whether Triton logs messages of `level` (`TRITONSERVER_LogIsEnabled`; `"verbose"`
+ * means verbose level 1 or more).
  * @throws {TritonError} INVALID_ARG for an unknown level.
  */
 export function logEnabled(lib: TritonLibrary, level: LogLevelName): boolean {
@@ -38,7 +38,7 @@ export function logEnabled(lib: TritonLibrary, level: LogLevelName): boolean {
 }
 
 /**
- * Writes `message` to Triton's log at `level` (`TRITONSERVER_LogMessage`), attributed to
+ * @internal Writes `message` to Triton's log at `level` (`TRITONSERVER_LogMessage`), attributed to
  * `file`:`line` (default `"tritonffi"`:0), when that level is enabled.
  * @returns whether the level was enabled (and the message written).
  * @throws {TritonError} INVALID_ARG for an unknown level, a bad line or a NUL in the text;

@@ -71,7 +71,7 @@ function object<T>(json: unknown, what: string): T {
 }
 
 /**
- * Server metadata (`TRITONSERVER_ServerMetadata`).
+ * @internal Server metadata (`TRITONSERVER_ServerMetadata`).
  * @throws {TritonError} Triton's error.
  */
 export function serverMetadata(lib: TritonLibrary, server: Ptr): ServerMetadata {
@@ -80,7 +80,7 @@ export function serverMetadata(lib: TritonLibrary, server: Ptr): ServerMetadata 
 }
 
 /**
- * Model metadata (`TRITONSERVER_ServerModelMetadata`).
+ * @internal Model metadata (`TRITONSERVER_ServerModelMetadata`).
  * @param version -1 lets the server choose.
  * @throws {TritonError} Triton's error (NOT_FOUND / UNAVAILABLE for a model that is not ready).
  */
@@ -98,7 +98,7 @@ export function modelMetadata(
 }
 
 /**
- * A model's configuration (`TRITONSERVER_ServerModelConfig`).
+ * @internal A model's configuration (`TRITONSERVER_ServerModelConfig`).
  * @param version -1 lets the server choose.
  * @param configVersion the JSON format version; Triton supports 1 only.
  * @throws {TritonError} INVALID_ARG for a bad `configVersion` (before any C call); Triton's error.
@@ -125,7 +125,7 @@ export function modelConfig(
 }
 
 /**
- * A model's batch properties (`TRITONSERVER_ServerModelBatchProperties`).
+ * @internal A model's batch properties (`TRITONSERVER_ServerModelBatchProperties`).
  * @throws {TritonError} Triton's error (NOT_FOUND / UNAVAILABLE for a model that is not ready).
  */
 export function batchProperties(
@@ -144,7 +144,7 @@ export function batchProperties(
 }
 
 /**
- * A model's transaction properties (`TRITONSERVER_ServerModelTransactionProperties`).
+ * @internal A model's transaction properties (`TRITONSERVER_ServerModelTransactionProperties`).
  * @throws {TritonError} Triton's error (NOT_FOUND / UNAVAILABLE for a model that is not ready).
  */
 export function transactionProperties(

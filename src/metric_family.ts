@@ -1,6 +1,8 @@
 /**
  * Custom metrics: `MetricFamily` (`TRITONSERVER_MetricFamily`) and `Metric`
- * (`TRITONSERVER_Metric`), reported with Triton's own metrics by `server.metrics()`.
+ * (`TRITONSERVER_Metric`), reported with Triton's own metrics by `server.metrics()`. Users see the
+ * two interfaces and make families with `server.metricFamily()`; the classes that hold the native
+ * handles are the binding's own (not exported from `mod.ts`, kept out of the `.d.ts`).
  *
  * @module
  */
@@ -53,9 +55,10 @@ function checkBuckets(buckets: unknown): readonly number[] {
 
 /**
  * A family of custom metrics sharing a name, kind and help text; each {@link Metric} of it is one
- * label set. Owns its `TRITONSERVER_MetricFamily` and every metric made from it: `dispose()`
- * deletes the metrics first, then the family (Triton's required order). Not tied to a server
- * (Triton's metrics registry is process-wide); nothing is deleted by garbage collection.
+ * label set. Made by {@link Server.metricFamily} (`TRITONSERVER_MetricFamilyNew`). Owns its
+ * `TRITONSERVER_MetricFamily` and every metric made from it: `dispose()` deletes the metrics
+ * first, then the family (Triton's required order). Not tied to a server (Triton's metrics
+ * registry is process-wide); nothing is deleted by garbage collection.
  *
  * @example
  * ```ts
@@ -72,7 +75,82 @@ function checkBuckets(buckets: unknown): readonly number[] {
  * console.log(ok.value()); // 1
  * ```
  */
-export class MetricFamily implements Disposable {
+export interface MetricFamily extends Disposable {
+  /** Kind. */
+  readonly kind: MetricKind;
+  /** Prometheus name. */
+  readonly name: string;
+  /** Help text. */
+  readonly description: string;
+  /** Default histogram buckets. */
+  readonly buckets: readonly number[] | undefined;
+  /** Whether {@link dispose} ran. */
+  readonly disposed: boolean;
+  /**
+   * One metric of the family, for one label set (`TRITONSERVER_MetricNew`, or
+   * `TRITONSERVER_MetricNewWithArgs` with `TRITONSERVER_MetricArgsSetHistogram` for histograms).
+   * Two metrics with the same labels share one value.
+   * @param labels label name (`[a-zA-Z_][a-zA-Z0-9_]*`) → value.
+   * @param options.buckets histogram bucket bounds, instead of the family's.
+   * @throws {TritonError} INVALID_ARG for bad labels or buckets, or a histogram without buckets
+   *   (before any C call); UNAVAILABLE after `dispose()`; Triton's error.
+   */
+  metric(
+    labels?: Readonly<Record<string, string>>,
+    options?: { readonly buckets?: readonly number[] },
+  ): Metric;
+  /**
+   * Deletes the family's metrics that are still alive (`TRITONSERVER_MetricDelete`), then the
+   * family (`TRITONSERVER_MetricFamilyDelete`). Safe to call twice.
+   * @throws {TritonError} the first error Triton reported (everything is deleted regardless).
+   */
+  dispose(): void;
+}
+
+/**
+ * One metric of a {@link MetricFamily} (a family and a label set), made by
+ * {@link MetricFamily.metric}, owning its `TRITONSERVER_Metric` until disposed (by itself or by its
+ * family). Methods that do not fit the kind throw UNSUPPORTED before any C call.
+ */
+export interface Metric extends Disposable {
+  /** The family it belongs to. */
+  readonly family: MetricFamily;
+  /** Its labels. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Whether it was disposed. */
+  readonly disposed: boolean;
+  /**
+   * Adds `value` (default 1) (`TRITONSERVER_MetricIncrement`). Counters: `value` >= 0; gauges:
+   * any number.
+   * @throws {TritonError} INVALID_ARG for a negative counter increment; UNSUPPORTED for
+   *   histograms; UNAVAILABLE once disposed.
+   */
+  increment(value?: number): void;
+  /**
+   * Sets a gauge (`TRITONSERVER_MetricSet`).
+   * @throws {TritonError} UNSUPPORTED for counters and histograms; UNAVAILABLE once disposed.
+   */
+  set(value: number): void;
+  /**
+   * Records one observation in a histogram (`TRITONSERVER_MetricObserve`).
+   * @throws {TritonError} UNSUPPORTED for counters and gauges; UNAVAILABLE once disposed.
+   */
+  observe(value: number): void;
+  /**
+   * The current value of a counter or gauge (`TRITONSERVER_MetricValue`).
+   * @throws {TritonError} UNSUPPORTED for histograms; UNAVAILABLE once disposed.
+   */
+  value(): number;
+  /** Deletes the metric (`TRITONSERVER_MetricDelete`). Safe to call twice.
+   * @throws {TritonError} Triton's error (the metric counts as deleted regardless). */
+  dispose(): void;
+}
+
+/**
+ * @internal The {@link MetricFamily} {@link Server.metricFamily} makes: holds the library and the
+ * `TRITONSERVER_MetricFamily*`, and the metrics made from it.
+ */
+export class NativeMetricFamily implements MetricFamily {
   /** Kind. */
   readonly kind: MetricKind;
   /** Prometheus name. */
@@ -83,10 +161,10 @@ export class MetricFamily implements Disposable {
   readonly buckets: readonly number[] | undefined;
   readonly #lib: TritonLibrary;
   #family: Ptr | undefined;
-  readonly #metrics = new Set<Metric>();
+  readonly #metrics = new Set<NativeMetric>();
 
   /**
-   * Use {@link Server.metricFamily}. Creates the family (`TRITONSERVER_MetricFamilyNew`).
+   * Creates the family (`TRITONSERVER_MetricFamilyNew`).
    * @throws {TritonError} INVALID_ARG for a bad kind, name or buckets (before any C call);
    *   UNSUPPORTED on a core built without metrics; INVALID_ARG from Triton when the name is
    *   taken by a family of another kind or description.
@@ -178,9 +256,15 @@ export class MetricFamily implements Disposable {
     } finally {
       params.dispose();
     }
-    const metric = new Metric(lib, this, ffi.fromAddress(out[0]), Object.freeze({ ...labels }), {
-      forget: (m) => this.#metrics.delete(m),
-    });
+    const metric = new NativeMetric(
+      lib,
+      this,
+      ffi.fromAddress(out[0]),
+      Object.freeze({ ...labels }),
+      {
+        forget: (m) => this.#metrics.delete(m),
+      },
+    );
     this.#metrics.add(metric);
     return metric;
   }
@@ -223,26 +307,23 @@ export class MetricFamily implements Disposable {
   }
 }
 
-/**
- * One metric (a family and a label set), owning its `TRITONSERVER_Metric` until disposed (by
- * itself or by its family). Methods that do not fit the kind throw UNSUPPORTED before any C call.
- */
-export class Metric implements Disposable {
+/** @internal The {@link Metric} {@link NativeMetricFamily.metric} makes: holds the library and
+ * the `TRITONSERVER_Metric*`. */
+export class NativeMetric implements Metric {
   /** The family it belongs to. */
   readonly family: MetricFamily;
   /** Its labels. */
   readonly labels: Readonly<Record<string, string>>;
   readonly #lib: TritonLibrary;
   #metric: Ptr | undefined;
-  readonly #owner: { forget(m: Metric): void };
+  readonly #owner: { forget(m: NativeMetric): void };
 
-  /** Use {@link MetricFamily.metric}. */
   constructor(
     lib: TritonLibrary,
     family: MetricFamily,
     metric: Ptr,
     labels: Readonly<Record<string, string>>,
-    owner: { forget(m: Metric): void },
+    owner: { forget(m: NativeMetric): void },
   ) {
     this.#lib = lib;
     this.family = family;

@@ -181,7 +181,7 @@ export interface ServerOptions {
 }
 
 /**
- * Creates a `TRITONSERVER_ServerOptions` for `o`. The caller deletes it
+ * @internal Creates a `TRITONSERVER_ServerOptions` for `o`. The caller deletes it
  * (`TRITONSERVER_ServerOptionsDelete`); on error it is deleted here.
  * @throws {TritonError} INVALID_ARG for a bad option, before any C call; Triton's error when a
  *   setter fails (e.g. UNSUPPORTED for metrics options on a core built without metrics).

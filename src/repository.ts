@@ -66,7 +66,7 @@ function modelName(name: unknown): string {
 }
 
 /**
- * The repository index (`TRITONSERVER_ServerModelIndex`): every model in the server's
+ * @internal The repository index (`TRITONSERVER_ServerModelIndex`): every model in the server's
  * repositories, or only the ready ones.
  * @throws {TritonError} Triton's error.
  */
@@ -133,8 +133,8 @@ function loadParameters(lib: TritonLibrary, options: LoadModelOptions): Paramete
 }
 
 /**
- * Loads or reloads a model (`TRITONSERVER_ServerLoadModelWithParameters`, off the JS thread),
- * resolving when it is loaded. Needs `modelControlMode: "explicit"`.
+ * @internal Loads or reloads a model (`TRITONSERVER_ServerLoadModelWithParameters`, off the JS
+ * thread), resolving when it is loaded. Needs `modelControlMode: "explicit"`.
  * @throws {TritonError} INVALID_ARG for bad options (before any C call); Triton's error when the
  *   load fails (e.g. UNAVAILABLE when model control is not explicit, INVALID_ARG for a bad config).
  */
@@ -163,8 +163,8 @@ export async function loadModel(
 }
 
 /**
- * Unloads a model (`TRITONSERVER_ServerUnloadModel` or `…UnloadModelAndDependents`, off the JS
- * thread). Unloading a model that is not loaded succeeds.
+ * @internal Unloads a model (`TRITONSERVER_ServerUnloadModel` or `…UnloadModelAndDependents`, off
+ * the JS thread). Unloading a model that is not loaded succeeds.
  * @throws {TritonError} INVALID_ARG for a bad name; Triton's error; UNAVAILABLE when
  *   `waitUntilUnloaded` times out.
  */
@@ -205,8 +205,9 @@ export async function unloadModel(
 }
 
 /**
- * Adds a model repository to a running server (`TRITONSERVER_ServerRegisterModelRepository`,
- * off the JS thread). Needs `modelControlMode: "explicit"`.
+ * @internal Adds a model repository to a running server
+ * (`TRITONSERVER_ServerRegisterModelRepository`, off the JS thread). Needs
+ * `modelControlMode: "explicit"`.
  * @param nameMapping model directory (in `path`) → the model name to serve it as.
  * @throws {TritonError} INVALID_ARG for a bad path or mapping; Triton's error (e.g. ALREADY_EXISTS).
  */
@@ -248,7 +249,7 @@ export async function registerModelRepository(
 }
 
 /**
- * Removes a repository added by {@link registerModelRepository}
+ * @internal Removes a repository added by {@link registerModelRepository}
  * (`TRITONSERVER_ServerUnregisterModelRepository`, off the JS thread).
  * @throws {TritonError} Triton's error (e.g. NOT_FOUND for a path that is not registered).
  */
@@ -264,7 +265,7 @@ export async function unregisterModelRepository(
 }
 
 /**
- * Rescans the repositories and loads, reloads or unloads models to match
+ * @internal Rescans the repositories and loads, reloads or unloads models to match
  * (`TRITONSERVER_ServerPollModelRepository`, off the JS thread). Needs `modelControlMode: "poll"`.
  * @throws {TritonError} Triton's error (UNAVAILABLE when polling is not enabled).
  */

@@ -80,7 +80,7 @@ export interface InferRequest {
 /** Output memory choices; see {@link InferRequest.outputMemory}. */
 export type OutputMemory = "cpu" | "cpu_pinned" | "gpu" | `gpu:${number}` | "auto";
 
-/** What the server gives `infer()`. */
+/** @internal What the server gives `infer()`. */
 export interface InferTarget {
   /** What the server owns: the request joins its requests, its responses become the server's. */
   readonly owner: ServerChildren;
@@ -91,9 +91,9 @@ export interface InferTarget {
 }
 
 /**
- * Builds the native request, submits it with `TRITONSERVER_ServerInferAsync` and returns the
- * async generator of its responses. On any failure before Triton accepts the request the request
- * is deleted and the error thrown.
+ * @internal Builds the native request, submits it with `TRITONSERVER_ServerInferAsync` and returns
+ * the async generator of its responses. On any failure before Triton accepts the request the
+ * request is deleted and the error thrown.
  * @throws {TritonError} for bad input (INVALID_ARG), an unknown model (NOT_FOUND), etc.
  */
 export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<InferResponse> {

@@ -94,7 +94,7 @@ export function typedParameter(key: string, value: unknown): TypedRequestParamet
 }
 
 /**
- * Sets each parameter on `request` with the call for its type
+ * @internal Sets each parameter on `request` with the call for its type
  * (`TRITONSERVER_InferenceRequestSet{String,Int,Bool,Double}Parameter`).
  * @throws {TritonError} INVALID_ARG as {@link typedParameter}; Triton's error.
  */

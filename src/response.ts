@@ -260,7 +260,7 @@ export class InferResponse implements Disposable {
 }
 
 /**
- * Wraps a response Triton delivered in an {@link InferResponse}, which becomes one of its
+ * @internal Wraps a response Triton delivered in an {@link InferResponse}, which becomes one of its
  * holders. With the native response reader, everything is read now in one call and what it
  * copied is kept; anything it left (a long name, a large or GPU output, an unknown type) is read
  * on first use, as every field is without the reader, where only the error is read now.

@@ -8,7 +8,11 @@ import { check, discard, errorFromPtr, TritonError } from "./errors.ts";
 import { duration } from "./durations.ts";
 import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
 import { type ServerMetadata, serverMetadata } from "./metadata.ts";
-import { MetricFamily, type MetricFamilyOptions } from "./metric_family.ts";
+import {
+  type MetricFamily,
+  type MetricFamilyOptions,
+  NativeMetricFamily,
+} from "./metric_family.ts";
 import { prometheusText } from "./metrics.ts";
 import { checkModelRef, Model } from "./model.ts";
 import { expectRecord, expectString, knownFields, optionalBoolean } from "./arguments.ts";
@@ -373,7 +377,7 @@ export class Server {
    */
   metricFamily(options: MetricFamilyOptions): MetricFamily {
     const { lib } = this.#running();
-    return new MetricFamily(lib, options);
+    return new NativeMetricFamily(lib, options);
   }
 
   /**

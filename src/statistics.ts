@@ -98,8 +98,8 @@ export interface ModelStatistics {
 }
 
 /**
- * Statistics (`TRITONSERVER_ServerModelStatistics`) of one model's ready versions, or of every
- * ready model when `name` is `""`.
+ * @internal Statistics (`TRITONSERVER_ServerModelStatistics`) of one model's ready versions, or of
+ * every ready model when `name` is `""`.
  * @param version -1 = every ready version.
  * @throws {TritonError} Triton's error (INVALID_ARG for a model or version that is not ready;
  *   UNSUPPORTED on a core built without statistics).

@@ -142,7 +142,7 @@ export function traceSettings(options: TraceOptions): TraceSettings {
   };
 }
 
-/** A trace created for one request, before `TRITONSERVER_ServerInferAsync` took it. */
+/** @internal A trace created for one request, before `TRITONSERVER_ServerInferAsync` took it. */
 export interface PendingTrace {
   /** The `TRITONSERVER_InferenceTrace*` to pass to `TRITONSERVER_ServerInferAsync`. */
   readonly pointer: Ptr;
@@ -342,7 +342,7 @@ class TraceRouter {
 }
 
 /**
- * Creates a trace for one request with checked `settings`.
+ * @internal Creates a trace for one request with checked `settings`.
  * @throws {TritonError} UNSUPPORTED where the core was built without tracing.
  */
 export function createTrace(lib: TritonLibrary, settings: TraceSettings): PendingTrace {

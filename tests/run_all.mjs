@@ -8,7 +8,8 @@
 // TEST_RUNTIMES (default "deno,bun,node") and TEST_CALLBACKS (default "native,js") narrow it;
 // TEST_FILTER narrows the tests by name (the runners' --filter, -t, --test-name-pattern).
 // Arguments name test files to run instead of tests/: `npm test -- tests/tensor.test.ts`.
-// tests/package.test.ts (npm pack, install, run on the three runtimes) runs in the first run only.
+// tests/package.test.ts (npm pack, install, run on the three runtimes) and tests/public_types.test.ts
+// (the package's declarations) run in the first run only.
 // Plain Node ESM: it runs under the pinned node, Deno or Bun alike.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -142,7 +143,8 @@ for (const runtime of runtimes) {
       continue;
     }
     console.log(`\n== ${name}: ${[cmd, ...args].join(" ")} ==`);
-    // tests/package.test.ts does not depend on the runner or callback path: the first run only.
+    // tests/package.test.ts and public_types.test.ts do not depend on the runner or callback path:
+    // the first run only.
     const first = summary.length === 0;
     const r = await run(cmd, args, {
       ...env,

@@ -1,5 +1,6 @@
 /**
  * The package as users install it: `npm pack` (which builds dist/ with tsc in `prepack`),
+ * what it ships (dist/, LICENSE, proto/, docs/, the README's links resolving inside it),
  * `npm install` of the tarball into a scratch project — offline, its dependencies coming from
  * this checkout's node_modules — then examples/quickstart.ts, importing "tritonffi", on Node, Bun
  * and Deno (the pinned binaries under node_modules/.bin) against the core under test.
@@ -20,7 +21,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, join, posix } from "node:path";
 import process from "node:process";
 import { test } from "./support/test.ts";
 import { MODEL_REPOSITORY } from "./support/env.ts";
@@ -85,6 +86,30 @@ function filesUnder(dir: string, prefix = ""): string[] {
   }).sort();
 }
 
+/** Markdown without its fenced code blocks. */
+function prose(markdown: string): string {
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
+}
+
+/** The targets of the links and images of `markdown` that name no scheme (`https:`, `mailto:`). */
+function relativeLinks(markdown: string): string[] {
+  return [...prose(markdown).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+    .map((m) => m[1])
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
+}
+
+/** The anchors GitHub gives the headings of `markdown`: lower case, punctuation dropped, spaces as
+ * hyphens, `-1`, `-2`, ... after a repeated one. */
+function headingAnchors(markdown: string): string[] {
+  const seen = new Map<string, number>();
+  return [...prose(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)].map((m) => {
+    const slug = m[1].toLowerCase().replace(/[^\p{L}\p{N}\p{M}\p{Pc} -]/gu, "").replace(/ /g, "-");
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    return n ? `${slug}-${n}` : slug;
+  });
+}
+
 // The same whichever runner or callback path runs it: `npm test` runs it in its first run only.
 const skip = process.env.TEST_PACKAGE === "0"
   ? "npm test runs the package test in its first run"
@@ -138,14 +163,42 @@ test(
         "--no-fund",
       ], app);
 
-      // What was installed: built JavaScript and declarations, nothing of the repository's own.
+      // What was installed: built JavaScript and declarations, the license, the gRPC service
+      // definition and the documentation, nothing else of the repository's own.
       const installed = join(app, "node_modules", "tritonffi");
       const files = filesUnder(installed);
       assert.ok(files.includes("dist/mod.js") && files.includes("dist/mod.d.ts"), files.join(" "));
+      const docs = ["README.md", "bench/README.md", "bench/results/real.svg"];
       const extra = files.filter((f) =>
-        !(f === "package.json" || f === "README.md" || f.startsWith("dist/"))
+        !(f === "package.json" || f === "LICENSE" || docs.includes(f) ||
+          /^(dist|proto|docs)\//.test(f))
       );
-      assert.deepEqual(extra, [], "only dist/, package.json and README.md are shipped");
+      assert.deepEqual(extra, [], "only dist/, proto/, docs/, LICENSE and the READMEs are shipped");
+      assert.match(readFileSync(join(installed, "LICENSE"), "utf8"), /^MIT License\n/);
+      for (const proto of ["proto/grpc_service.proto", "proto/health.proto"]) {
+        assert.ok(files.includes(proto), proto);
+      }
+      // Every relative link of the shipped Markdown (the README that npm shows, the docs it
+      // links to) resolves inside the package, headings included.
+      const markdown = files.filter((f) => f.endsWith(".md"));
+      assert.ok(
+        markdown.includes("README.md") && markdown.includes("docs/serving.md"),
+        markdown.join(" "),
+      );
+      for (const file of markdown) {
+        for (const link of relativeLinks(readFileSync(join(installed, file), "utf8"))) {
+          const [path, anchor] = link.split("#");
+          const target = path ? posix.normalize(posix.join(posix.dirname(file), path)) : file;
+          assert.ok(
+            files.includes(target),
+            `${file}: link ${link}: ${target} is not in the package`,
+          );
+          if (anchor !== undefined && target.endsWith(".md")) {
+            const headings = headingAnchors(readFileSync(join(installed, target), "utf8"));
+            assert.ok(headings.includes(anchor), `${file}: link ${link}: no heading #${anchor}`);
+          }
+        }
+      }
       const sources = files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
       assert.deepEqual(sources, [], "no TypeScript sources (Node will not strip types there)");
       // What ships is the API: members marked @internal are stripped from the declarations.

@@ -14,11 +14,7 @@
  * ```
  * @module
  */
-export {
-  GRPC_STATUS,
-  type GrpcServeOptions,
-  type GrpcService,
-  serveGrpc,
-} from "./src/kserve/grpc/service.ts";
+export { type GrpcServeOptions, type GrpcService, serveGrpc } from "./src/kserve/grpc/service.ts";
+export { GRPC_STATUS } from "./src/kserve/grpc/status.ts";
 export type { GrpcTransportName } from "./src/kserve/grpc/transport.ts";
 export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";

@@ -16,7 +16,7 @@
  * ```
  * @module
  */
-export { type HttpService, serve, type ServeOptions } from "./src/serve.ts";
-export { type FetchHandler, kserveHandler, type KServeOptions } from "./src/kserve/handler.ts";
-export { HTTP_STATUS } from "./src/kserve/errors.ts";
+export { type HttpService, serve, type ServeOptions } from "./src/kserve/http/serve.ts";
+export { type FetchHandler, kserveHandler, type KServeOptions } from "./src/kserve/http/handler.ts";
+export { HTTP_STATUS } from "./src/kserve/http/errors.ts";
 export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";

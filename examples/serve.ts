@@ -52,7 +52,7 @@ const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: finishing the requests in flight (event streams get 20 s)`);
-  await Promise.all([http.close({ timeout: 20_000 }), grpc.close({ timeout: 20_000 })]);
+  await Promise.all([http.close({ timeoutMs: 20_000 }), grpc.close({ timeoutMs: 20_000 })]);
   await server.stop();
   process.exit(0);
 };

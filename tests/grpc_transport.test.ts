@@ -16,7 +16,7 @@ import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { runtimeName } from "../ffi/mod.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/service.ts";
+import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
 import { startServer } from "./support/env.ts";
 import { type Msg, repeatRequest } from "./support/grpc_requests.ts";
 
@@ -29,8 +29,30 @@ let server: Server;
 let service: GrpcService;
 let session: http2.ClientHttp2Session;
 
+/** A one-response model that takes {@link SLOW_MS} to answer (identity's `execute_delay_ms`):
+ * ModelInfer refuses decoupled models, so the slow unary calls go to it. */
+const SLOW_MODEL = "identity_int8";
+const SLOW_MS = 1000;
+/** A request to {@link SLOW_MODEL}. */
+const slowRequest = (): Msg => ({
+  model_name: SLOW_MODEL,
+  inputs: [{ name: "INPUT0", datatype: "INT8", shape: [1, 1] }],
+  raw_input_contents: [new Uint8Array([7])],
+});
+
 before(async () => {
   server = await startServer({ modelControlMode: "explicit", startupModels: ["*"] });
+  const tensor = (name: string) => ({ name, data_type: "TYPE_INT8" as const, dims: [-1] });
+  await server.loadModel(SLOW_MODEL, {
+    config: {
+      name: SLOW_MODEL,
+      backend: "identity",
+      max_batch_size: 8,
+      input: [tensor("INPUT0")],
+      output: [tensor("OUTPUT0")],
+      parameters: { execute_delay_ms: { string_value: String(SLOW_MS) } },
+    },
+  });
   service = await serveGrpc(server, { port: 0, transport: "http2" });
   session = connect(service);
 });
@@ -281,9 +303,9 @@ test("a ping is answered", async () => {
   assert.ok(ms >= 0);
 });
 
-test("grpc-timeout: past the deadline the call ends DEADLINE_EXCEEDED and its request is cancelled", async () => {
+test("grpc-timeout: past the deadline the call ends DEADLINE_EXCEEDED; its request ends in Triton", async () => {
   const t0 = Date.now();
-  const r = await unary(INFER, encodeInfer(repeatRequest([1], 5000)), { "grpc-timeout": "100m" });
+  const r = await unary(INFER, encodeInfer(slowRequest()), { "grpc-timeout": "100m" });
   assert.equal(r.status, 4, r.message); // DEADLINE_EXCEEDED
   assert.equal(r.message, "Deadline exceeded");
   assert.ok(Date.now() - t0 < 3000, `${Date.now() - t0} ms`);
@@ -297,17 +319,17 @@ test("grpc-timeout: past the deadline the call ends DEADLINE_EXCEEDED and its re
   assert.ok(s.messages.length >= 1 && s.messages.length < 50, `${s.messages.length} responses`);
   await quiet();
   // A deadline not reached changes nothing; a malformed one is INTERNAL.
-  const ok = await unary(INFER, encodeInfer(repeatRequest([5], 0)), { "grpc-timeout": "10S" });
+  const ok = await unary(INFER, encodeInfer(slowRequest()), { "grpc-timeout": "10S" });
   assert.equal(ok.status, 0, ok.message);
   const bad = await unary(LIVE, Buffer.alloc(0), { "grpc-timeout": "1.5S" });
   assert.equal(bad.status, 13);
   assert.match(bad.message!, /Invalid grpc-timeout value "1\.5S"/);
 });
 
-test("a client's RST_STREAM cancels the call's request in Triton", async () => {
+test("a client's RST_STREAM ends the call; its request ends in Triton, the connection goes on", async () => {
   const { stream, reply } = rawCall(
     INFER,
-    (s) => void s.end(frame(encodeInfer(repeatRequest([1], 5000)))),
+    (s) => void s.end(frame(encodeInfer(slowRequest()))),
   );
   const deadline = Date.now() + 5000;
   while (server.inflight === 0 && Date.now() < deadline) await tick();
@@ -442,7 +464,7 @@ test("close() waits for a call in flight, which finishes; new connections are re
   try {
     const { reply } = rawCall(
       INFER,
-      (s) => void s.end(frame(encodeInfer(repeatRequest([9], 300)))),
+      (s) => void s.end(frame(encodeInfer(slowRequest()))),
       {},
       c,
     );
@@ -469,7 +491,7 @@ test("close() waits for a call in flight, which finishes; new connections are re
   await quiet(own);
 });
 
-test("close({ timeout }) ends a call that would never end, and cancels its request", async () => {
+test("close({ timeoutMs }) ends a call that would never end, and cancels its request", async () => {
   const own = await serveGrpc(server, { port: 0, transport: "http2" });
   const c = connect(own);
   try {
@@ -484,7 +506,7 @@ test("close({ timeout }) ends a call that would never end, and cancels its reque
     );
     while (server.inflight === 0) await tick();
     const t0 = Date.now();
-    await own.close({ timeout: 200 });
+    await own.close({ timeoutMs: 200 });
     assert.ok(Date.now() - t0 < 5000, `${Date.now() - t0} ms`);
     await reply;
   } finally {

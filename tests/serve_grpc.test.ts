@@ -11,7 +11,7 @@ import * as grpc from "@grpc/grpc-js";
 import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/service.ts";
+import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
 import { idle, startServer } from "./support/env.ts";
 import { int32s, type Msg, repeatRequest } from "./support/grpc_requests.ts";
 
@@ -345,13 +345,17 @@ function suite(transport: GrpcTransportName): void {
     await first;
     assert.equal(own.active, 1);
     const t0 = Date.now();
-    await own.close({ timeout: 200 });
+    await own.close({ timeoutMs: 200 });
     assert.ok(Date.now() - t0 < 5000);
     await ended;
     c.close();
     await idle(server, 10_000);
     assert.equal(server.inflight, 0);
-    await assert.rejects(own.close({ timeout: -1 }), /timeout must be a number/);
+    await assert.rejects(own.close({ timeoutMs: -1 }), /timeoutMs must be a number/);
+    await assert.rejects(
+      own.close({ timeout: 200 } as never),
+      /unknown field 'timeout' in close\(\)'s options \(give timeoutMs \(milliseconds\) instead\)/,
+    );
   });
 
   test(`${transport}: the RPCs not served (shared memory, trace and log settings) are UNIMPLEMENTED`, async () => {

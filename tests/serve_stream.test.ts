@@ -223,7 +223,7 @@ describe("closing the service", () => {
     await settled(s);
   });
 
-  test("close({ timeout }) ends the streams still open and cancels their requests", async () => {
+  test("close({ timeoutMs }) ends the streams still open and cancels their requests", async () => {
     const http = await serve(s.server, { port: 0 });
     const r = await postJson(`${http.url}/v2/models/sleep_stream/generate_stream`, {
       COUNT: 100,
@@ -232,7 +232,7 @@ describe("closing the service", () => {
     const text = r.text();
     await new Promise((resolve) => setTimeout(resolve, 120));
     const t0 = performance.now();
-    await http.close({ timeout: 200 });
+    await http.close({ timeoutMs: 200 });
     const closedAfter = performance.now() - t0;
     const events = sseEvents(await text) as { OUT?: number; error?: string }[];
     assert.ok(closedAfter >= 190 && closedAfter < 2000, `closed after ${closedAfter} ms`);
@@ -245,10 +245,10 @@ describe("closing the service", () => {
     await untilIdle();
     await settled(s);
     await assert.rejects(
-      http.close({ timeout: -1 } as never).then(() => {
+      http.close({ timeoutMs: -1 }).then(() => {
         throw new Error("closing twice resolves, but a bad timeout is refused first");
       }),
-      /timeout must be a number/,
+      /timeoutMs must be a number/,
     );
   });
 

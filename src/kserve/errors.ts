@@ -1,74 +1,17 @@
 /**
- * KServe v2 errors over HTTP: the status each Triton error code is answered with, and the
- * `{"error": "..."}` body Triton's HTTP front end sends.
+ * The errors the KServe operations throw, on both protocols: each front end answers a
+ * {@link TritonError} with its code's status (HTTP: `http/errors.ts`, gRPC: `grpc/status.ts`).
  *
  * @module
  */
-import type { ErrorCodeName } from "../../ffi/mod.ts";
 import { TritonError } from "../errors.ts";
 
-/**
- * The HTTP status for each Triton error code, as Triton's HTTP front end answers them: INTERNAL is
- * a server error, NOT_FOUND and UNAVAILABLE have their own statuses, UNSUPPORTED is "not
- * implemented", and the codes without an HTTP counterpart (UNKNOWN, INVALID_ARG, ALREADY_EXISTS,
- * CANCELLED) are a bad request.
- */
-export const HTTP_STATUS: Readonly<Record<ErrorCodeName, number>> = {
-  UNKNOWN: 400,
-  INTERNAL: 500,
-  NOT_FOUND: 404,
-  INVALID_ARG: 400,
-  UNAVAILABLE: 503,
-  UNSUPPORTED: 501,
-  ALREADY_EXISTS: 400,
-  CANCELLED: 400,
-};
-
-/**
- * An error answered with an HTTP status that no Triton error code gives (413, 403, 405, 404 for an
- * unknown path). Everything else is a {@link TritonError}, answered by {@link HTTP_STATUS}.
- */
-export class HttpError extends Error {
-  override name = "HttpError";
-  /** The HTTP status it is answered with. */
-  readonly status: number;
-
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
-
-/** `{"error": message}` with `status`, as `application/json`. */
-export function errorResponse(status: number, message: string): Response {
-  return new Response(JSON.stringify({ error: message }), {
-    status,
-    headers: { "content-type": "application/json" },
-  });
-}
-
-/** The status and message an error is answered with: a {@link TritonError} by its code, an
- * {@link HttpError} by its status, anything else (a bug) as 500 with its message. */
-export function statusOf(error: unknown): { status: number; message: string } {
-  if (error instanceof TritonError) {
-    return { status: HTTP_STATUS[error.code] ?? 400, message: error.message };
-  }
-  if (error instanceof HttpError) return { status: error.status, message: error.message };
-  return { status: 500, message: error instanceof Error ? error.message : String(error) };
-}
-
-/** The response for an error thrown while serving a request. */
-export function responseForError(error: unknown): Response {
-  const { status, message } = statusOf(error);
-  return errorResponse(status, message);
-}
-
-/** Throws `TritonError` INVALID_ARG (answered 400) with `message`. */
+/** Throws `TritonError` INVALID_ARG (HTTP 400, gRPC INVALID_ARGUMENT) with `message`. */
 export function invalid(message: string): never {
   throw new TritonError("INVALID_ARG", message);
 }
 
-/** Throws `TritonError` UNSUPPORTED (answered 501) with `message`. */
+/** Throws `TritonError` UNSUPPORTED (HTTP 501, gRPC UNIMPLEMENTED) with `message`. */
 export function unsupported(message: string): never {
   throw new TritonError("UNSUPPORTED", message);
 }

@@ -1,11 +1,13 @@
 /**
  * What the front ends (`serve()` over HTTP, `serveGrpc()`) share about their life: the checked
- * listen options, the error when they cannot listen, and `close()` — stop accepting, let what is in flight finish or, after a
- * timeout, end it, then resolve `closed` — with the `signal` that closes too.
+ * listen options, the error when they cannot listen, the calls in flight ({@link Calls}), and
+ * `close()` — stop accepting, let what is in flight finish or, after a timeout, end it, then
+ * resolve `closed` — with the `signal` that closes too.
  *
  * @module
  */
-import { describeValue, expectRecord, invalidArgument } from "../arguments.ts";
+import { expectRecord, invalidArgument, knownFields } from "../arguments.ts";
+import { duration } from "../durations.ts";
 import { TritonError } from "../errors.ts";
 
 /** Where to listen, checked. */
@@ -53,6 +55,52 @@ export function listenOptions(
   return { hostname, port, signal };
 }
 
+/**
+ * The calls a front end is serving, each with the controller that cancels its requests in Triton
+ * (a streamed response or a gRPC stream counts until it ends), and who waits for none.
+ */
+export class Calls {
+  readonly #calls = new Set<AbortController>();
+  #waiters: (() => void)[] = [];
+
+  /** How many calls are in flight. */
+  get size(): number {
+    return this.#calls.size;
+  }
+
+  /** A call begins: its controller, which {@link end} takes back. */
+  begin(): AbortController {
+    const controller = new AbortController();
+    this.#calls.add(controller);
+    return controller;
+  }
+
+  /** Whether the call of `controller` is still in flight. */
+  has(controller: AbortController): boolean {
+    return this.#calls.has(controller);
+  }
+
+  /** The call of `controller` ended (idempotent); the waiters resolve when none is left. */
+  end(controller: AbortController): void {
+    if (!this.#calls.delete(controller) || this.#calls.size > 0) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Resolves when no call is in flight. */
+  idle(): Promise<void> {
+    return this.#calls.size === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Cancels every call in flight with `reason`. */
+  abortAll(reason: unknown): void {
+    for (const controller of this.#calls) controller.abort(reason);
+  }
+}
+
 /** The steps of closing one front end. */
 export interface ClosingSteps {
   /** Stops accepting; resolves once the listener is closed (awaited after {@link idle}). */
@@ -65,29 +113,45 @@ export interface ClosingSteps {
   finish?(): Promise<void>;
 }
 
+/** The longest wait a timer takes (2^31 − 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What `close()` takes: how long the calls in flight may run on, in milliseconds. */
+export interface CloseOptions {
+  /** Milliseconds to wait for the calls in flight before ending them (their requests are
+   * cancelled in Triton). Default: no limit. */
+  readonly timeoutMs?: number;
+}
+
 /**
  * The service's `close()` and `closed`: idempotent; aborting `signal` closes as `close()` does.
- * `close({ timeout })` rejects INVALID_ARG for a timeout that is no number of milliseconds >= 0.
+ * `close({ timeoutMs })` rejects INVALID_ARG for a timeout that is no number of milliseconds >= 0
+ * or an unknown field (`timeout`, the old name, included).
  */
 export function closing(
   steps: ClosingSteps,
   signal: AbortSignal | undefined,
 ): {
-  close(options?: { readonly timeout?: number }): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
   closed: Promise<void>;
 } {
   let running: Promise<void> | undefined;
   let onClosed!: () => void;
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
-  const close = (options: { readonly timeout?: number } = {}): Promise<void> => {
-    const timeout = options.timeout;
-    if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0)) {
-      return Promise.reject(
-        new TritonError(
-          "INVALID_ARG",
-          `timeout must be a number of milliseconds >= 0, not ${describeValue(timeout)}`,
-        ),
-      );
+  const close = (options: CloseOptions = {}): Promise<void> => {
+    let timeout: number | undefined;
+    try {
+      expectRecord("close()'s options", options, "{ timeoutMs? }");
+      knownFields("close()'s options", options as Record<string, unknown>, ["timeoutMs"], {
+        timeout: "timeoutMs (milliseconds)",
+      });
+      timeout = options.timeoutMs === undefined
+        ? undefined
+        : duration("timeoutMs", options.timeoutMs, "milliseconds", 0);
+      // Past what a timer can wait (it would fire at once): no limit.
+      if (timeout !== undefined && timeout > MAX_TIMER_MS) timeout = undefined;
+    } catch (e) {
+      return Promise.reject(e);
     }
     return running ??= (async () => {
       signal?.removeEventListener("abort", abort);

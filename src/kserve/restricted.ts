@@ -5,7 +5,7 @@
  * @module
  */
 import { TritonError } from "../errors.ts";
-import { errorResponse } from "./errors.ts";
+import { errorResponse } from "./http/errors.ts";
 
 /**
  * Endpoint categories, Triton's names: `health` (`/v2/health/*`, `.../ready`), `metadata` (`/v2`,

@@ -9,9 +9,10 @@
 import type { InferRequest } from "../../request.ts";
 import type { InferResponse, ParameterValue } from "../../response.ts";
 import { Tensor } from "../../tensor.ts";
-import { invalid, unsupported } from "../errors.ts";
+import { invalid } from "../errors.ts";
+import { checkInputParameters, outputOptions, requestParameters } from "../inference.ts";
 import type { Json, JsonRecord } from "../json.ts";
-import { requestParameters } from "../infer_request.ts";
+import type { CallParameter } from "../operations.ts";
 import {
   dataType,
   elementCount,
@@ -27,6 +28,7 @@ export interface GrpcParameter {
   readonly string_param?: string;
   readonly double_param?: number;
   readonly uint64_param?: string;
+  readonly bytes_param?: Uint8Array;
 }
 
 type Contents = Readonly<Record<string, readonly (number | string | boolean | Uint8Array)[]>>;
@@ -67,14 +69,35 @@ const CONTENTS_FIELD: Readonly<Record<string, string>> = {
   BYTES: "bytes_contents",
 };
 
-/** A parameter's value, as the HTTP front end's JSON would give it. */
-function parameterJson(p: GrpcParameter, what: string): Json {
+/** A parameter's value: the field it sets (64-bit integers as bigint).
+ * @throws {TritonError} INVALID_ARG for a parameter that sets none. */
+export function grpcParameter(p: GrpcParameter, what: string): CallParameter {
   if (p.bool_param !== undefined) return p.bool_param;
   if (p.string_param !== undefined) return p.string_param;
   if (p.double_param !== undefined) return p.double_param;
   if (p.int64_param !== undefined) return BigInt(p.int64_param);
   if (p.uint64_param !== undefined) return BigInt(p.uint64_param);
+  if (p.bytes_param !== undefined) return p.bytes_param;
   invalid(`${what} has no value`);
+}
+
+/** A parameter's value, as the HTTP front end's JSON would give it.
+ * @throws {TritonError} INVALID_ARG for a parameter that sets none, or bytes (no JSON form). */
+function parameterJson(p: GrpcParameter, what: string): Json {
+  const value = grpcParameter(p, what);
+  if (value instanceof Uint8Array) {
+    invalid(`${what} must be a string, number or boolean, not bytes`);
+  }
+  return value;
+}
+
+/** A parameters map as the HTTP front end's JSON would give it. */
+function parametersJson(params: Readonly<Record<string, GrpcParameter>>, what: string): JsonRecord {
+  const json: JsonRecord = {};
+  for (const [key, p] of Object.entries(params)) {
+    json[key] = parameterJson(p, `${what} parameter '${key}'`);
+  }
+  return json;
 }
 
 /** The model-facing request parameters; also whether the client asked for an empty final
@@ -120,9 +143,7 @@ export function readInferRequest(
     if (Object.hasOwn(inputs, input.name)) invalid(`${what} is given twice`);
     const dtype = dataType(input.datatype, what);
     const shape = shapeOf(input.shape.map(Number), what);
-    if (input.parameters.shared_memory_region !== undefined) {
-      unsupported(`${what}: shared memory inputs are not supported by this server`);
-    }
+    checkInputParameters(parametersJson(input.parameters, what), what);
     const contents = input.contents ?? undefined;
     const field = CONTENTS_FIELD[dtype];
     const typed = contents !== undefined &&
@@ -161,12 +182,8 @@ export function readInferRequest(
   let outputs: string[] | undefined;
   if (message.outputs.length > 0) {
     outputs = message.outputs.map((o) => {
-      if (o.parameters.shared_memory_region !== undefined) {
-        unsupported(`output '${o.name}': shared memory outputs are not supported by this server`);
-      }
-      if (o.parameters.classification !== undefined) {
-        unsupported(`output '${o.name}': the classification extension is not supported`);
-      }
+      const what = `output '${o.name}'`;
+      outputOptions(parametersJson(o.parameters, what), what);
       return o.name;
     });
   }

@@ -1,41 +1,24 @@
 /**
  * `serveGrpc()`: the KServe v2 gRPC protocol (`inference.GRPCInferenceService` and
  * `grpc.health.v1.Health/Check`) over a running {@link Server}, in the same process, on Deno, Bun
- * and Node: the RPCs' handlers, run by one of two transports, `@grpc/grpc-js`'s server
- * (`grpcjs_transport.ts`) or this project's over `node:http2` (`h2_transport.ts`).
+ * and Node: the RPCs of `handlers.ts` and `stream_infer.ts`, carried by one of two transports,
+ * `@grpc/grpc-js`'s server (`grpcjs_transport.ts`) or this project's over `node:http2`
+ * (`h2_transport.ts`).
  *
  * @module
  */
-import type * as grpc from "@grpc/grpc-js";
-import type protobuf from "protobufjs";
 import { describeValue } from "../../arguments.ts";
 import { TritonError } from "../../errors.ts";
-import { env, type ErrorCodeName, runtimeName } from "../../../ffi/mod.ts";
-import type { InferResponse } from "../../response.ts";
+import { env, runtimeName } from "../../../ffi/mod.ts";
 import type { Server } from "../../server.ts";
-import { invalid, unsupported } from "../errors.ts";
-import { servedExtensions } from "../extensions.ts";
-import { closing, listenOptions } from "../lifecycle.ts";
-import { type RestrictedApis, type RestrictedCategory, restrictionCheck } from "../restricted.ts";
-import {
-  emptyFinalMessage,
-  type GrpcInferRequest,
-  inferResponseMessage,
-  readInferRequest,
-} from "./infer.ts";
+import { Calls, type CloseOptions, closing, listenOptions } from "../lifecycle.ts";
+import { type RestrictedApis, restrictionCheck } from "../restricted.ts";
+import { serviceDefinitions } from "./definitions.ts";
+import { healthHandlers, inferenceHandlers, type RpcContext } from "./handlers.ts";
 import { listenGrpcJs } from "./grpcjs_transport.ts";
 import { listenHttp2 } from "./h2_transport.ts";
 import { protocolRoot } from "./schema.ts";
-import {
-  bracketed,
-  type CallMetadata,
-  type DuplexCall,
-  type GrpcStatus,
-  type GrpcTransportName,
-  type ServiceImplementation,
-  Status,
-  type UnaryHandler,
-} from "./transport.ts";
+import { bracketed, type GrpcTransportName } from "./transport.ts";
 
 /** Options of {@link serveGrpc}. */
 export interface GrpcServeOptions {
@@ -82,70 +65,19 @@ export interface GrpcService extends AsyncDisposable {
   /** The transport carrying the calls (see {@link GrpcServeOptions.transport}). */
   readonly transport: GrpcTransportName;
   /**
-   * Stops accepting calls and resolves once the calls in flight are done; with `timeout` (ms),
-   * the calls still running then are ended and their requests cancelled in Triton. The `Server`
-   * keeps running. Idempotent.
-   * @throws {TritonError} INVALID_ARG for a bad timeout (as a rejection).
+   * Stops accepting calls and resolves once the calls in flight are done; with `timeoutMs`
+   * (milliseconds), the calls still running then are ended and their requests cancelled in
+   * Triton. The `Server` keeps running. Idempotent.
+   * @throws {TritonError} INVALID_ARG for a bad timeout or an unknown option (`timeout`, the old
+   *   name, included), as the rejection.
    */
-  close(options?: { readonly timeout?: number }): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
   /** Resolves once the service is closed. */
   readonly closed: Promise<void>;
 }
 
-/** A Triton error code's gRPC status, as Triton's gRPC front end maps it. */
-export const GRPC_STATUS: Readonly<Record<ErrorCodeName, number>> = {
-  INVALID_ARG: Status.INVALID_ARGUMENT,
-  UNSUPPORTED: Status.UNIMPLEMENTED,
-  NOT_FOUND: Status.NOT_FOUND,
-  UNAVAILABLE: Status.UNAVAILABLE,
-  INTERNAL: Status.INTERNAL,
-  ALREADY_EXISTS: Status.ALREADY_EXISTS,
-  CANCELLED: Status.CANCELLED,
-  UNKNOWN: Status.UNKNOWN,
-};
-
 /** The largest message either way: what gRPC allows (Triton raises the library's 4 MiB to it). */
 const MAX_MESSAGE_BYTES = 2 ** 31 - 1;
-
-const DECODE: protobuf.IConversionOptions = { longs: String, defaults: true };
-
-/** `bytes` as a `Buffer` over the same memory (no copy). */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes)
-    ? bytes
-    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function statusOf(error: unknown): GrpcStatus {
-  if (error instanceof TritonError) {
-    return { code: GRPC_STATUS[error.code] ?? Status.UNKNOWN, details: error.message };
-  }
-  return { code: Status.INTERNAL, details: error instanceof Error ? error.message : String(error) };
-}
-
-/** Resolves once `stream`'s write buffer has drained, or the stream closed, failed or was
- * cancelled (nothing left to wait for then) — at once where it has already. */
-function whenDrained(stream: DuplexCall): Promise<void> {
-  // A stream destroyed or ending says it needs no drain: its "close" may have been emitted.
-  if (stream.destroyed || stream.writableNeedDrain === false) return Promise.resolve();
-  return new Promise((resolve) => {
-    const events = ["drain", "close", "error", "cancelled"] as const;
-    const done = () => {
-      for (const event of events) stream.off(event, done);
-      resolve();
-    };
-    for (const event of events) stream.on(event, done);
-  });
-}
-
-/** A version as the protocol gives it: "" → -1 (the server's choice). */
-function versionOf(text: string): number {
-  if (text === "") return -1;
-  if (!/^\d+$/.test(text)) invalid(`invalid model version '${text}'`);
-  return Number(text);
-}
-
-type Method = grpc.MethodDefinition<unknown, unknown>;
 
 /** The transport `options.transport` names, else `TRITONFFI_GRPC_TRANSPORT`, else the
  * runtime's faster one (see {@link GrpcServeOptions.transport}). */
@@ -158,98 +90,6 @@ function transportOf(given: unknown): GrpcTransportName {
     `${fromEnv === undefined ? "transport" : "TRITONFFI_GRPC_TRANSPORT"} must be "grpc-js" or ` +
       `"http2", not ${describeValue(name)}`,
   );
-}
-
-/** @internal The two services' methods (paths and protobuf (de)serializers) over `root`; also
- * what a client is made from. */
-export function serviceDefinitions(
-  root: protobuf.Root = protocolRoot(),
-): { inference: grpc.ServiceDefinition; health: grpc.ServiceDefinition } {
-  const type = (name: string) => root.lookupType(name);
-  const method = (
-    service: string,
-    name: string,
-    request: string,
-    response: string,
-    streams = false,
-  ): Method => {
-    const req = type(request);
-    const res = type(response);
-    return {
-      path: `/${service}/${name}`,
-      requestStream: streams,
-      responseStream: streams,
-      requestSerialize: (m: unknown) =>
-        Buffer.from(req.encode(req.fromObject(m as object)).finish()),
-      requestDeserialize: (b: Buffer) => req.toObject(req.decode(b), DECODE),
-      // A message already encoded (see `encoder` in serveGrpc) goes out as it is.
-      responseSerialize: (m: unknown) =>
-        asBuffer(m instanceof Uint8Array ? m : res.encode(m as object).finish()),
-      responseDeserialize: (b: Buffer) => res.toObject(res.decode(b), DECODE),
-    };
-  };
-
-  const S = "inference.GRPCInferenceService";
-  const P = "inference.";
-  const inference: grpc.ServiceDefinition = {
-    ServerLive: method(S, "ServerLive", P + "ServerLiveRequest", P + "ServerLiveResponse"),
-    ServerReady: method(S, "ServerReady", P + "ServerReadyRequest", P + "ServerReadyResponse"),
-    ModelReady: method(S, "ModelReady", P + "ModelReadyRequest", P + "ModelReadyResponse"),
-    ServerMetadata: method(
-      S,
-      "ServerMetadata",
-      P + "ServerMetadataRequest",
-      P + "ServerMetadataResponse",
-    ),
-    ModelMetadata: method(
-      S,
-      "ModelMetadata",
-      P + "ModelMetadataRequest",
-      P + "ModelMetadataResponse",
-    ),
-    ModelInfer: method(S, "ModelInfer", P + "ModelInferRequest", P + "ModelInferResponse"),
-    ModelStreamInfer: method(
-      S,
-      "ModelStreamInfer",
-      P + "ModelInferRequest",
-      P + "ModelStreamInferResponse",
-      true,
-    ),
-    ModelConfig: method(S, "ModelConfig", P + "ModelConfigRequest", P + "ModelConfigResponse"),
-    ModelStatistics: method(
-      S,
-      "ModelStatistics",
-      P + "ModelStatisticsRequest",
-      P + "ModelStatisticsResponse",
-    ),
-    RepositoryIndex: method(
-      S,
-      "RepositoryIndex",
-      P + "RepositoryIndexRequest",
-      P + "RepositoryIndexResponse",
-    ),
-    RepositoryModelLoad: method(
-      S,
-      "RepositoryModelLoad",
-      P + "RepositoryModelLoadRequest",
-      P + "RepositoryModelLoadResponse",
-    ),
-    RepositoryModelUnload: method(
-      S,
-      "RepositoryModelUnload",
-      P + "RepositoryModelUnloadRequest",
-      P + "RepositoryModelUnloadResponse",
-    ),
-  };
-  const health: grpc.ServiceDefinition = {
-    Check: method(
-      "grpc.health.v1.Health",
-      "Check",
-      "grpc.health.v1.HealthCheckRequest",
-      "grpc.health.v1.HealthCheckResponse",
-    ),
-  };
-  return { inference, health };
 }
 
 /**
@@ -300,311 +140,32 @@ export async function serveGrpc(
   }
   const transport = transportOf(options.transport);
   const restricted = restrictionCheck(options.restrictedApis);
-  const root = protocolRoot();
-  const type = (name: string) => root.lookupType(name);
-  /**
-   * Encodes a message of type `name` at once, into bytes of its own. An inference response's
-   * outputs can be views of Triton's buffers, which go back to Triton when the response is
-   * disposed; grpc-js serializes a message only when it gets to it (after the handler returns,
-   * or after the writes queued before it on a stream), so a response is encoded while it is held.
-   */
-  const encoder = (name: string) => {
-    const t = type(name);
-    return (message: object): Uint8Array => t.encode(message).finish();
+  const ctx: RpcContext = {
+    server,
+    calls: new Calls(),
+    denied: (category, call) =>
+      restricted(category, (header) => {
+        const values = call.metadata.get(header);
+        return values.length > 0 ? String(values[0]) : null;
+      }),
+    root: protocolRoot(),
   };
-  const encodeInferResponse = encoder("inference.ModelInferResponse");
-  const encodeStreamResponse = encoder("inference.ModelStreamInferResponse");
-
-  /** Calls in flight, each with what cancels its requests. */
-  const calls = new Set<AbortController>();
-  let waiters: (() => void)[] = [];
-  const begin = (): AbortController => {
-    const controller = new AbortController();
-    calls.add(controller);
-    return controller;
-  };
-  const end = (controller: AbortController) => {
-    if (!calls.delete(controller) || calls.size > 0) return;
-    const w = waiters;
-    waiters = [];
-    for (const resolve of w) resolve();
-  };
-
-  /** Whether the call may use `category`; answers UNAVAILABLE when not. */
-  const allowed = (category: RestrictedCategory, call: { metadata: CallMetadata }) =>
-    restricted(category, (header) => {
-      const values = call.metadata.get(header);
-      return values.length > 0 ? String(values[0]) : null;
-    });
-
-  /** A unary RPC: `run` gives the response object (its message type's plain form). */
-  const unary = (
-    category: RestrictedCategory,
-    responseType: string,
-    run: (request: Record<string, unknown>, signal: AbortSignal) => unknown,
-    convert = false,
-  ): UnaryHandler => {
-    const res = type(responseType);
-    return (call, callback) => {
-      const denied = allowed(category, call);
-      if (denied !== undefined) return callback({ code: Status.UNAVAILABLE, details: denied });
-      const controller = begin();
-      // grpc-js emits "cancelled" when the call's stream closes, answered or not: only a call
-      // still in flight (not yet ended) is cancelled.
-      call.on("cancelled", () => {
-        if (calls.has(controller)) controller.abort(new Error("the client cancelled the call"));
-      });
-      new Promise((resolve) =>
-        resolve(run(call.request as Record<string, unknown>, controller.signal))
-      ).then(
-        (value) => {
-          end(controller);
-          callback(null, convert ? res.fromObject(value as object) : value);
-        },
-        (e) => {
-          end(controller);
-          callback(statusOf(e));
-        },
-      );
-    };
-  };
-
-  const infer = async (message: GrpcInferRequest, signal: AbortSignal) => {
-    const { request } = readInferRequest(message);
-    const model = server.model(message.model_name, versionOf(message.model_version));
-    let response: InferResponse | undefined;
-    for await (const r of model.infer({ ...request, signal })) {
-      if (response !== undefined) {
-        r.dispose();
-        response.dispose();
-        unsupported(
-          "ModelInfer RPC doesn't support models with decoupled transaction policy",
-        );
-      }
-      response = r;
-    }
-    if (response === undefined) unsupported("the model sent no response; use ModelStreamInfer");
-    try {
-      return encodeInferResponse(inferResponseMessage(response, undefined));
-    } finally {
-      response.dispose();
-    }
-  };
-
-  const definitions = serviceDefinitions(root);
-  const P = "inference.";
-  type Req = Record<string, unknown>;
-  const str = (r: Req, k: string) => (r[k] as string | undefined) ?? "";
-  const handlers: ServiceImplementation = {
-    ServerLive: unary("health", P + "ServerLiveResponse", () => ({ live: server.live() })),
-    ServerReady: unary("health", P + "ServerReadyResponse", () => ({ ready: server.ready() })),
-    ModelReady: unary("health", P + "ModelReadyResponse", (r) => ({
-      ready: server.model(str(r, "name"), versionOf(str(r, "version"))).ready(),
-    })),
-    ServerMetadata: unary("metadata", P + "ServerMetadataResponse", () => {
-      const meta = server.metadata();
-      return { ...meta, extensions: servedExtensions(meta.extensions) };
-    }),
-    ModelMetadata: unary(
-      "metadata",
-      P + "ModelMetadataResponse",
-      (r) => server.model(str(r, "name"), versionOf(str(r, "version"))).metadata(),
-      true,
-    ),
-    ModelConfig: unary("model-config", P + "ModelConfigResponse", (r) => ({
-      config: server.model(str(r, "name"), versionOf(str(r, "version"))).config(),
-    }), true),
-    ModelStatistics: unary("statistics", P + "ModelStatisticsResponse", (r) => {
-      const name = str(r, "name");
-      const version = versionOf(str(r, "version"));
-      if (name === "") return { model_stats: server.statistics() };
-      if (version !== -1) return { model_stats: [server.model(name, version).statistics()] };
-      const stats = server.statistics().filter((s) => s.name === name);
-      if (stats.length === 0) stats.push(server.model(name).statistics());
-      return { model_stats: stats };
-    }, true),
-    RepositoryIndex: unary("model-repository", P + "RepositoryIndexResponse", (r) => {
-      if (str(r, "repository_name") !== "") {
-        unsupported("'repository_name' specification is not supported");
-      }
-      return {
-        models: server.models({ readyOnly: r.ready === true }).map((m) => ({
-          name: m.name,
-          version: m.version === undefined ? "" : String(m.version),
-          state: m.state ?? "",
-          reason: m.reason ?? "",
-        })),
-      };
-    }),
-    RepositoryModelLoad: unary("model-repository", P + "RepositoryModelLoadResponse", async (r) => {
-      if (str(r, "repository_name") !== "") {
-        unsupported("'repository_name' specification is not supported");
-      }
-      const options: { config?: Record<string, unknown>; files?: Record<string, Uint8Array> } = {};
-      const params = r.parameters as Record<string, Record<string, unknown>>;
-      for (const [key, p] of Object.entries(params)) {
-        if (key === "config") {
-          if (typeof p.string_param !== "string") invalid("parameter 'config' must be a string");
-          let config: unknown;
-          try {
-            config = JSON.parse(p.string_param);
-          } catch (e) {
-            invalid(`parameter 'config' is not JSON: ${e instanceof Error ? e.message : e}`);
-          }
-          if (config === null || typeof config !== "object" || Array.isArray(config)) {
-            invalid("parameter 'config' must be a JSON object");
-          }
-          options.config = config as Record<string, unknown>;
-        } else if (key.startsWith("file:")) {
-          if (!(p.bytes_param instanceof Uint8Array)) {
-            invalid(`parameter '${key}' must be bytes_param`);
-          }
-          (options.files ??= {})[key.slice(5)] = p.bytes_param;
-        } else {
-          invalid(`unknown load parameter '${key}' (expected 'config' or 'file:<path>')`);
-        }
-      }
-      await server.loadModel(str(r, "model_name"), options as never);
-      return {};
-    }),
-    RepositoryModelUnload: unary(
-      "model-repository",
-      P + "RepositoryModelUnloadResponse",
-      async (r) => {
-        if (str(r, "repository_name") !== "") {
-          unsupported("'repository_name' specification is not supported");
-        }
-        const params = r.parameters as Record<string, Record<string, unknown>>;
-        const dependents = params.unload_dependents;
-        if (dependents !== undefined && typeof dependents.bool_param !== "boolean") {
-          invalid("parameter 'unload_dependents' must be a boolean");
-        }
-        await server.unloadModel(str(r, "model_name"), {
-          unloadDependents: dependents?.bool_param === true,
-        });
-        return {};
-      },
-    ),
-    ModelInfer: unary(
-      "inference",
-      P + "ModelInferResponse",
-      (r, signal) => infer(r as unknown as GrpcInferRequest, signal),
-    ),
-    ModelStreamInfer: (call: DuplexCall) => {
-      const denied = allowed("inference", call);
-      if (denied !== undefined) {
-        call.emit("error", { code: Status.UNAVAILABLE, details: denied });
-        return;
-      }
-      const controller = begin();
-      const running = new Set<Promise<void>>();
-      /** Once no request of the stream runs, the call is over (idempotent). */
-      let finishing: Promise<void> | undefined;
-      const finish = () =>
-        finishing ??= (async () => {
-          while (running.size > 0) await Promise.allSettled([...running]);
-          end(controller);
-        })();
-      const abort = () => {
-        if (!calls.has(controller)) return; // the stream ended: grpc-js still emits "cancelled"
-        controller.abort(new Error("the client cancelled the stream"));
-        void finish();
-      };
-      call.on("cancelled", abort);
-      /** Resolves when the stream's write buffer drains, or it ends; one wait shared by all the
-       * stream's requests. */
-      let draining: Promise<void> | undefined;
-      const drained = () =>
-        draining ??= whenDrained(call).finally(() => {
-          draining = undefined;
-        });
-      const endsOnError = call.metadata.get("triton_grpc_error").length > 0;
-      let failed = false;
-      const fail = (e: unknown) => {
-        if (failed) return;
-        failed = true;
-        controller.abort(new Error("the stream ended with an error"));
-        call.emit("error", statusOf(e));
-      };
-      const one = async (message: GrpcInferRequest) => {
-        try {
-          const { request, emptyFinal } = readInferRequest(message);
-          const model = server.model(message.model_name, versionOf(message.model_version));
-          let sawFinal = false;
-          for await (const r of model.infer({ ...request, signal: controller.signal })) {
-            let flowing: boolean;
-            try {
-              if (r.final) sawFinal = true;
-              flowing = call.write(encodeStreamResponse({
-                error_message: "",
-                infer_response: inferResponseMessage(r, r.final),
-              }));
-            } finally {
-              r.dispose();
-            }
-            // A client reading slower than the model answers: the next response waits in the
-            // binding (and in Triton) until the stream drains, instead of piling up here.
-            if (!flowing) await drained();
-          }
-          if (!sawFinal && emptyFinal) {
-            call.write({
-              error_message: "",
-              infer_response: emptyFinalMessage(
-                { name: message.model_name, version: versionOf(message.model_version) },
-                message.id,
-              ),
-            });
-          }
-        } catch (e) {
-          if (controller.signal.aborted) return;
-          if (endsOnError) return fail(e);
-          call.write({
-            error_message: statusOf(e).details,
-            infer_response: {
-              model_name: message.model_name,
-              model_version: message.model_version,
-              id: message.id,
-            },
-          });
-        }
-      };
-      call.on("data", (message) => {
-        if (failed) return;
-        const p = one(message as GrpcInferRequest).finally(() => running.delete(p));
-        running.add(p);
-      });
-      call.on("end", async () => {
-        while (running.size > 0) await Promise.allSettled([...running]);
-        if (!failed) call.end();
-        void finish();
-      });
-      call.on("error", () => abort());
-    },
-  };
-
-  const healthHandlers: ServiceImplementation = {
-    Check: unary("health", "grpc.health.v1.HealthCheckResponse", () => ({
-      status: server.ready() ? 1 : 2, // SERVING, NOT_SERVING
-    })),
-  };
-
+  const definitions = serviceDefinitions(ctx.root);
   const listener = await (transport === "http2" ? listenHttp2 : listenGrpcJs)({
     hostname,
     port,
     maxMessageBytes,
     services: [
-      { definition: definitions.inference, implementation: handlers },
-      { definition: definitions.health, implementation: healthHandlers },
+      { definition: definitions.inference, implementation: inferenceHandlers(ctx) },
+      { definition: definitions.health, implementation: healthHandlers(ctx) },
     ],
   });
 
-  const idle = () =>
-    calls.size === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r));
   const { close, closed } = closing({
     stopAccepting: () => listener.stopAccepting(),
-    idle,
+    idle: () => ctx.calls.idle(),
     endInFlight: () => {
-      for (const c of calls) c.abort(new TritonError("UNAVAILABLE", "the gRPC service is closing"));
+      ctx.calls.abortAll(new TritonError("UNAVAILABLE", "the gRPC service is closing"));
       listener.endInFlight();
     },
   }, signal);
@@ -613,7 +174,7 @@ export async function serveGrpc(
     port: listener.port,
     address: `${bracketed(hostname)}:${listener.port}`,
     get active() {
-      return calls.size;
+      return ctx.calls.size;
     },
     transport,
     close,

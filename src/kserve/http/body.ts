@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { HttpError, invalid } from "./errors.ts";
+import { HttpError } from "./errors.ts";
+import { invalid } from "../errors.ts";
 
 const EMPTY = new Uint8Array(0);
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { InferResponse } from "../response.ts";
+import type { InferResponse } from "../../response.ts";
 import { statusOf } from "./errors.ts";
 
 const encoder = new TextEncoder();

@@ -6,14 +6,15 @@
  *
  * @module
  */
-import { TritonError } from "../errors.ts";
-import type { ModelMetadata } from "../metadata.ts";
-import type { Model } from "../model.ts";
-import type { InferRequest } from "../request.ts";
-import type { InferResponse } from "../response.ts";
-import type { Tensor } from "../tensor.ts";
+import { TritonError } from "../../errors.ts";
+import type { ModelMetadata } from "../../metadata.ts";
+import type { Model } from "../../model.ts";
+import type { InferRequest } from "../../request.ts";
+import type { InferResponse } from "../../response.ts";
+import type { Tensor } from "../../tensor.ts";
 import { readBody, type SizeLimit } from "./body.ts";
-import { HTTP_STATUS, invalid, unsupported } from "./errors.ts";
+import { HTTP_STATUS } from "./errors.ts";
+import { invalid, unsupported } from "../errors.ts";
 import { type EventStream, eventStream } from "./event_stream.ts";
 import {
   cText,
@@ -24,9 +25,9 @@ import {
   parseJson,
   record,
   string,
-} from "./json.ts";
-import { parameterValue } from "./infer_request.ts";
-import { dataType, jsonElements, tensorFromJson } from "./tensor_data.ts";
+} from "../json.ts";
+import { parameterValue } from "../inference.ts";
+import { dataType, jsonElements, tensorFromJson } from "../tensor_data.ts";
 
 /**
  * The shape of a generate input holding `count` elements: the model's shape, each variable

@@ -6,19 +6,29 @@
  *
  * @module
  */
-import { describeValue, expectRecord } from "../arguments.ts";
+import { describeValue, expectRecord } from "../../arguments.ts";
 import { type Context, Hono } from "hono";
-import type { Server } from "../server.ts";
-import { TritonError } from "../errors.ts";
+import type { Server } from "../../server.ts";
+import { TritonError } from "../../errors.ts";
 import { readBody, type RequestLimits, type SizeLimit } from "./body.ts";
-import { errorResponse, invalid, responseForError, unsupported } from "./errors.ts";
+import { errorResponse, responseForError } from "./errors.ts";
 import type { EventStream } from "./event_stream.ts";
 import { generateEndpoint } from "./generate.ts";
 import { inferEndpoint } from "./infer.ts";
-import { servedExtensions } from "./extensions.ts";
-import { cText } from "./json.ts";
-import { repositoryIndex, repositoryLoad, repositoryUnload } from "./repository.ts";
-import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "./restricted.ts";
+import { cText } from "../json.ts";
+import { Calls } from "../lifecycle.ts";
+import {
+  modelConfig,
+  modelMetadata,
+  modelReady,
+  modelStatistics,
+  serverLive,
+  serverMetadata,
+  serverReady,
+  versionOf,
+} from "../operations.ts";
+import { repositoryAction, repositoryIndexJson } from "./repository.ts";
+import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "../restricted.ts";
 
 /** What the handler accepts and who may call what. */
 export interface KServeOptions {
@@ -99,12 +109,8 @@ function modelName(c: Context): string {
 }
 
 /** The model version in the URL, -1 when none. */
-function versionOf(c: Context): number {
-  const text = c.req.param("version");
-  if (text === undefined) return -1;
-  const v = Number(text);
-  if (!Number.isSafeInteger(v)) invalid(`invalid model version '${text}'`);
-  return v;
+function versionIn(c: Context): number {
+  return versionOf(c.req.param("version"));
 }
 
 /**
@@ -149,16 +155,7 @@ export function kserveService(
   /** Streamed responses and their streams; the streams still open. */
   const streams = new WeakMap<Response, EventStream>();
   const open = new Set<EventStream>();
-  let active = 0;
-  let waiters: (() => void)[] = [];
-  const release = () => {
-    active--;
-    if (active === 0) {
-      const w = waiters;
-      waiters = [];
-      for (const resolve of w) resolve();
-    }
-  };
+  const calls = new Calls();
 
   const app = new Hono();
   app.onError((err) => responseForError(err));
@@ -185,36 +182,26 @@ export function kserveService(
     "GET",
     ["/v2/health/live"],
     "health",
-    () => new Response(null, { status: server.live() ? 200 : 400 }),
+    () => new Response(null, { status: serverLive(server) ? 200 : 400 }),
   );
   route(
     "GET",
     ["/v2/health/ready"],
     "health",
-    () => new Response(null, { status: server.ready() ? 200 : 400 }),
+    () => new Response(null, { status: serverReady(server) ? 200 : 400 }),
   );
-  route("GET", ["/v2"], "metadata", () => {
-    const meta = server.metadata();
-    return json(JSON.stringify({
-      ...meta,
-      extensions: servedExtensions(meta.extensions),
-    }));
-  });
-  route(
-    "GET",
-    ["/v2/models/stats"],
-    "statistics",
-    () => json(JSON.stringify({ model_stats: server.statistics() })),
-  );
+  route("GET", ["/v2"], "metadata", () => json(JSON.stringify(serverMetadata(server))));
+  const stats = (name: string, v: number) =>
+    json(JSON.stringify({ model_stats: modelStatistics(server, name, v) }));
+  route("GET", ["/v2/models/stats"], "statistics", () => stats("", -1));
   route(
     "GET",
     modelPaths(""),
     "metadata",
-    (c) => json(JSON.stringify(server.model(modelName(c), versionOf(c)).metadata())),
+    (c) => json(JSON.stringify(modelMetadata(server, modelName(c), versionIn(c)))),
   );
   route("GET", modelPaths("/ready"), "health", (c) => {
-    const ready = server.model(modelName(c), versionOf(c)).ready();
-    return ready
+    return modelReady(server, modelName(c), versionIn(c))
       ? new Response(null, { status: 200 })
       : errorResponse(400, "Model version not ready");
   });
@@ -222,29 +209,19 @@ export function kserveService(
     "GET",
     modelPaths("/config"),
     "model-config",
-    (c) => json(JSON.stringify(server.model(modelName(c), versionOf(c)).config())),
+    (c) => json(JSON.stringify(modelConfig(server, modelName(c), versionIn(c)))),
   );
-  route("GET", modelPaths("/stats"), "statistics", (c) => {
-    const name = modelName(c);
-    const v = versionOf(c);
-    if (v !== -1) {
-      return json(JSON.stringify({ model_stats: [server.model(name, v).statistics()] }));
-    }
-    const stats = server.statistics().filter((s) => s.name === name);
-    // A model with no statistics: Triton's error for it.
-    if (stats.length === 0) stats.push(server.model(name).statistics());
-    return json(JSON.stringify({ model_stats: stats }));
-  });
+  route("GET", modelPaths("/stats"), "statistics", (c) => stats(modelName(c), versionIn(c)));
 
   route(
     "POST",
     modelPaths("/infer"),
     "inference",
-    (c) => inferEndpoint(server.model(modelName(c), versionOf(c)), c.req.raw, limits),
+    (c) => inferEndpoint(server.model(modelName(c), versionIn(c)), c.req.raw, limits),
   );
   const generate = async (c: Context, streaming: boolean): Promise<Response> => {
     const request = c.req.raw;
-    const target = server.model(modelName(c), versionOf(c));
+    const target = server.model(modelName(c), versionIn(c));
     const { response, stream } = await generateEndpoint(target, request, limits.json, streaming);
     if (stream) {
       streams.set(response, stream);
@@ -261,7 +238,14 @@ export function kserveService(
     "POST",
     ["/v2/repository/index", "/v2/repository/:repository/index"],
     "model-repository",
-    async (c) => json(repositoryIndex(server, await readBody(c.req.raw, limits.json))),
+    async (c) =>
+      json(
+        repositoryIndexJson(
+          server,
+          await readBody(c.req.raw, limits.json),
+          c.req.param("repository"),
+        ),
+      ),
   );
   for (const action of ["load", "unload"] as const) {
     route(
@@ -272,13 +256,8 @@ export function kserveService(
       ],
       "model-repository",
       async (c) => {
-        if (c.req.param("repository") !== undefined) {
-          unsupported("'repository_name' specification is not supported");
-        }
         const body = await readBody(c.req.raw, limits.json);
-        const name = modelName(c);
-        if (action === "load") await repositoryLoad(server, name, body);
-        else await repositoryUnload(server, name, body);
+        await repositoryAction(server, action, modelName(c), body, c.req.param("repository"));
         return new Response(null, { status: 200 });
       },
     );
@@ -292,7 +271,7 @@ export function kserveService(
   );
 
   const fetch: FetchHandler = async (request) => {
-    active++;
+    const call = calls.begin();
     let response: Response;
     try {
       response = await app.fetch(request);
@@ -300,15 +279,14 @@ export function kserveService(
       response = responseForError(e);
     }
     const stream = streams.get(response);
-    if (stream) stream.ended.then(release);
-    else release();
+    if (stream) stream.ended.then(() => calls.end(call));
+    else calls.end(call);
     return response;
   };
   return {
     fetch,
-    active: () => active,
-    idle: () =>
-      active === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)),
+    active: () => calls.size,
+    idle: () => calls.idle(),
     endStreams: (reason) => {
       for (const stream of open) stream.stop(reason);
     },

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { Model } from "../model.ts";
+import type { Model } from "../../model.ts";
 import { readBody, type RequestLimits, tooLarge } from "./body.ts";
-import { unsupported } from "./errors.ts";
+import { checkOneResponse } from "../inference.ts";
 import { INFERENCE_HEADER, parseInferRequest } from "./infer_request.ts";
 import { inferHttpResponse } from "./infer_response.ts";
 
@@ -24,12 +24,7 @@ export async function inferEndpoint(
   request: Request,
   limits: RequestLimits,
 ): Promise<Response> {
-  if (model.transactionProperties().decoupled) {
-    unsupported(
-      `model '${model.name}' is decoupled: the infer endpoint answers one response per request; ` +
-        "use generate_stream",
-    );
-  }
+  checkOneResponse(model);
   const header = request.headers.get(INFERENCE_HEADER);
   // Binary data counts against the body's limit only; the JSON it follows against the JSON's. A
   // JSON header over its limit in a body that holds it is refused before the body is read, or
@@ -45,8 +40,8 @@ export async function inferEndpoint(
   const body = await readBody(request, header === null ? limits.json : limits.body);
   overJson(body.byteLength);
   const parsed = parseInferRequest(body, header);
-  // One response per request (the model is not decoupled): awaited as one promise, without
-  // iterating a stream (bench/README.md, "Where a served request's time goes").
+  // One response per request: awaited as one promise, without iterating a stream
+  // (bench/README.md, "Where a served request's time goes").
   const response = await model.inferOne({ ...parsed.request, signal: request.signal });
   try {
     return inferHttpResponse(response, parsed.binary);

@@ -5,22 +5,17 @@
  *
  * @module
  */
-import type { InferRequest } from "../request.ts";
-import type { Tensor } from "../tensor.ts";
-import { invalid, unsupported } from "./errors.ts";
+import type { InferRequest } from "../../request.ts";
+import type { Tensor } from "../../tensor.ts";
+import { invalid, unsupported } from "../errors.ts";
+import { array, parseJson, record, string, unsigned } from "../json.ts";
 import {
-  array,
-  boolean,
-  cText,
-  describe,
-  type Json,
-  type JsonRecord,
-  parseJson,
-  record,
-  string,
-  unsigned,
-} from "./json.ts";
-import { dataType, shapeOf, tensorFromBinary, tensorFromJson } from "./tensor_data.ts";
+  checkInputParameters,
+  outputOptions,
+  type RequestOptions,
+  requestParameters,
+} from "../inference.ts";
+import { dataType, shapeOf, tensorFromBinary, tensorFromJson } from "../tensor_data.ts";
 
 /** The header that gives the JSON part's length in a binary request or response. */
 export const INFERENCE_HEADER = "inference-header-content-length";
@@ -32,80 +27,6 @@ export interface ParsedInfer {
   /** Whether an output goes back as binary data (`binary_data` of the output, else the request's
    * `binary_data_output`). */
   readonly binary: (output: string) => boolean;
-}
-
-/** Request parameters with a meaning of their own (KServe's and Triton's); the others go to the
- * model as request parameters. */
-type Options =
-  & {
-    -readonly [
-      K in
-        | "id"
-        | "correlationId"
-        | "priority"
-        | "timeoutUs"
-        | "sequenceStart"
-        | "sequenceEnd"
-    ]?: InferRequest[K];
-  }
-  & { parameters?: Record<string, string | number | bigint | boolean> };
-
-/**
- * Reads request parameters (`parameters` of the request) the way Triton's HTTP front end does:
- * `sequence_id` (unsigned integer or string), `sequence_start`, `sequence_end`, `priority`,
- * `timeout` (µs), `binary_data_output` are Triton's; keys starting with `triton_` are reserved;
- * every other string, boolean or number goes to the model as a request parameter.
- * @returns the request options and `binary_data_output`.
- * @throws {TritonError} INVALID_ARG for a value of the wrong type.
- */
-export function requestParameters(
-  params: JsonRecord,
-  options: Options,
-): boolean {
-  let binaryOutput = false;
-  const model: Record<string, string | number | bigint | boolean> = {};
-  for (const [key, value] of Object.entries(params)) {
-    const what = `parameter '${key}'`;
-    switch (key) {
-      case "sequence_id":
-        options.correlationId = typeof value === "string"
-          ? cText(value, what)
-          : unsigned(value, what);
-        break;
-      case "sequence_start":
-        options.sequenceStart = boolean(value, what);
-        break;
-      case "sequence_end":
-        options.sequenceEnd = boolean(value, what);
-        break;
-      case "priority":
-        options.priority = unsigned(value, what);
-        break;
-      case "timeout":
-        options.timeoutUs = unsigned(value, what);
-        break;
-      case "binary_data_output":
-        binaryOutput = boolean(value, what);
-        break;
-      default:
-        if (key.startsWith("triton_")) {
-          invalid(`parameter keys starting with 'triton_' are reserved for Triton: '${key}'`);
-        }
-        model[cText(key, "a parameter key")] = parameterValue(value, what);
-    }
-  }
-  options.parameters = model;
-  return binaryOutput;
-}
-
-/** A request parameter's value: a string, boolean or number.
- * @throws {TritonError} INVALID_ARG for anything else. */
-export function parameterValue(value: Json, what: string): string | number | bigint | boolean {
-  if (typeof value === "string") return cText(value, what);
-  if (typeof value === "boolean" || typeof value === "number" || typeof value === "bigint") {
-    return value;
-  }
-  invalid(`${what} must be a string, number or boolean, not ${describe(value)}`);
 }
 
 /** The length of the JSON part: the `Inference-Header-Content-Length` header, else the body's.
@@ -141,7 +62,7 @@ function headerLength(header: string | null, bodyLength: number): number {
 export function parseInferRequest(body: Uint8Array, header: string | null): ParsedInfer {
   const jsonLength = headerLength(header, body.byteLength);
   const json = record(parseJson(body.subarray(0, jsonLength), "inference request"), "the request");
-  const options: Options = {};
+  const options: RequestOptions = {};
   if (json.id !== undefined) options.id = string(json.id, "'id'");
   const binaryOutput = json.parameters === undefined
     ? false
@@ -159,9 +80,7 @@ export function parseInferRequest(body: Uint8Array, header: string | null): Pars
     const params = input.parameters === undefined
       ? {}
       : record(input.parameters, `${what} parameters`);
-    if (params.shared_memory_region !== undefined) {
-      unsupported(`${what}: shared memory inputs are not supported by this server`);
-    }
+    checkInputParameters(params, what);
     const hasData = input.data !== undefined;
     const hasBinary = params.binary_data_size !== undefined;
     if (hasData === hasBinary) {
@@ -202,16 +121,8 @@ export function parseInferRequest(body: Uint8Array, header: string | null): Pars
       const what = `output '${name}'`;
       requested.push(name);
       if (output.parameters === undefined) continue;
-      const params = record(output.parameters, `${what} parameters`);
-      if (params.shared_memory_region !== undefined) {
-        unsupported(`${what}: shared memory outputs are not supported by this server`);
-      }
-      if (params.classification !== undefined) {
-        unsupported(`${what}: the classification extension is not supported by this server`);
-      }
-      if (params.binary_data !== undefined) {
-        binaryByName.set(name, boolean(params.binary_data, `${what} binary_data`));
-      }
+      const { binary } = outputOptions(record(output.parameters, `${what} parameters`), what);
+      if (binary !== undefined) binaryByName.set(name, binary);
     }
   }
   const request: InferRequest = {

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { InferResponse, ParameterValue } from "../response.ts";
-import { unsupported } from "./errors.ts";
+import type { InferResponse, ParameterValue } from "../../response.ts";
+import { unsupported } from "../errors.ts";
 import { INFERENCE_HEADER } from "./infer_request.ts";
-import { jsonElements } from "./tensor_data.ts";
+import { jsonElements } from "../tensor_data.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,13 +1,20 @@
 /**
- * The model repository extension: `POST /v2/repository/index`, `.../models/{name}/load` (with a
- * configuration and model files) and `.../models/{name}/unload`.
+ * The model repository extension over HTTP: `POST /v2/repository/index`, `.../models/{name}/load`
+ * and `.../models/{name}/unload`, their JSON bodies read into the arguments of
+ * `../operations.ts`.
  *
  * @module
  */
-import type { LoadModelOptions } from "../repository.ts";
-import type { Server } from "../server.ts";
-import { invalid } from "./errors.ts";
-import { boolean, type Json, parseJson, record, string } from "./json.ts";
+import type { Server } from "../../server.ts";
+import { invalid } from "../errors.ts";
+import { parameterValue } from "../inference.ts";
+import { boolean, type Json, parseJson, record } from "../json.ts";
+import {
+  type CallParameter,
+  repositoryIndex,
+  repositoryLoad,
+  repositoryUnload,
+} from "../operations.ts";
 
 /** The request JSON of a repository endpoint; an empty body is an empty object. */
 function body(bytes: Uint8Array, what: string): Record<string, Json> {
@@ -27,16 +34,36 @@ export function decodeBase64(text: string, what: string): Uint8Array {
   return out;
 }
 
+/** A body's `parameters`: strings, numbers and booleans; a `file:` parameter's base64 text is
+ * the file's bytes. */
+function parameters(json: Record<string, Json>): Record<string, CallParameter> {
+  const out: Record<string, CallParameter> = {};
+  if (json.parameters === undefined) return out;
+  for (const [key, raw] of Object.entries(record(json.parameters, "'parameters'"))) {
+    const what = `parameter '${key}'`;
+    const value = parameterValue(raw, what);
+    out[key] = key.startsWith("file:") && typeof value === "string"
+      ? decodeBase64(value, what)
+      : value;
+  }
+  return out;
+}
+
 /**
- * The repository index as KServe sends it: `[{ name, version?, state?, reason? }]`, versions as
- * strings. Body: `{ "ready": boolean }` (optional) to list only the models ready for inference.
- * @throws {TritonError} INVALID_ARG for a malformed body; Triton's error.
+ * The repository index as KServe's HTTP protocol sends it: `[{ name, version?, state?, reason? }]`,
+ * versions as strings. Body: `{ "ready": boolean }` (optional) to list only the models ready for
+ * inference.
+ * @throws {TritonError} INVALID_ARG for a malformed body; as {@link repositoryIndex}.
  */
-export function repositoryIndex(server: Server, bytes: Uint8Array): string {
+export function repositoryIndexJson(
+  server: Server,
+  bytes: Uint8Array,
+  repository: string | undefined,
+): string {
   const json = body(bytes, "repository index");
   const readyOnly = json.ready === undefined ? false : boolean(json.ready, "'ready'");
   return JSON.stringify(
-    server.models({ readyOnly }).map((m) => ({
+    repositoryIndex(server, readyOnly, repository).map((m) => ({
       name: m.name,
       ...(m.version === undefined ? {} : { version: String(m.version) }),
       ...(m.state === undefined ? {} : { state: m.state }),
@@ -46,61 +73,20 @@ export function repositoryIndex(server: Server, bytes: Uint8Array): string {
 }
 
 /**
- * Loads a model. Body (optional): `{ "parameters": { "config": "<model configuration as a JSON
- * string>", "file:<path>": "<base64 file content>", ... } }`.
- * @throws {TritonError} INVALID_ARG for a malformed body or an unknown parameter; Triton's load
- *   error.
+ * Loads or unloads a model. Body (optional): `{ "parameters": { ... } }`: for a load `config`
+ * (the model configuration as JSON text) and `file:<path>` (base64 file content); for an unload
+ * `unload_dependents` (boolean).
+ * @throws {TritonError} INVALID_ARG for a malformed body; as {@link repositoryLoad} and
+ *   {@link repositoryUnload}.
  */
-export async function repositoryLoad(
+export async function repositoryAction(
   server: Server,
+  action: "load" | "unload",
   name: string,
   bytes: Uint8Array,
+  repository: string | undefined,
 ): Promise<void> {
-  const json = body(bytes, "load model");
-  const options: { config?: LoadModelOptions["config"]; files?: Record<string, Uint8Array> } = {};
-  if (json.parameters !== undefined) {
-    for (const [key, value] of Object.entries(record(json.parameters, "'parameters'"))) {
-      if (key === "config") {
-        const text = string(value, "parameter 'config'");
-        let config: unknown;
-        try {
-          config = JSON.parse(text);
-        } catch (e) {
-          invalid(`parameter 'config' is not JSON: ${e instanceof Error ? e.message : e}`);
-        }
-        if (config === null || typeof config !== "object" || Array.isArray(config)) {
-          invalid("parameter 'config' must be a JSON object");
-        }
-        options.config = config as LoadModelOptions["config"];
-      } else if (key.startsWith("file:")) {
-        (options.files ??= {})[key.slice(5)] = decodeBase64(
-          string(value, `parameter '${key}'`),
-          `parameter '${key}'`,
-        );
-      } else {
-        invalid(`unknown load parameter '${key}' (expected 'config' or 'file:<path>')`);
-      }
-    }
-  }
-  await server.loadModel(name, options);
-}
-
-/**
- * Unloads a model. Body (optional): `{ "parameters": { "unload_dependents": boolean } }`.
- * @throws {TritonError} INVALID_ARG for a malformed body; Triton's error.
- */
-export async function repositoryUnload(
-  server: Server,
-  name: string,
-  bytes: Uint8Array,
-): Promise<void> {
-  const json = body(bytes, "unload model");
-  let unloadDependents = false;
-  if (json.parameters !== undefined) {
-    const params = record(json.parameters, "'parameters'");
-    if (params.unload_dependents !== undefined) {
-      unloadDependents = boolean(params.unload_dependents, "parameter 'unload_dependents'");
-    }
-  }
-  await server.unloadModel(name, { unloadDependents });
+  const params = parameters(body(bytes, `${action} model`));
+  if (action === "load") await repositoryLoad(server, name, params, repository);
+  else await repositoryUnload(server, name, params, repository);
 }

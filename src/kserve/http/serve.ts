@@ -4,16 +4,16 @@
  *
  * @module
  */
-import { runtimeName } from "../ffi/mod.ts";
-import { TritonError } from "./errors.ts";
+import { runtimeName } from "../../../ffi/mod.ts";
+import { TritonError } from "../../errors.ts";
 import {
   type KServeHooks,
   type KServeOptions,
   type KServeService,
   kserveService,
-} from "./kserve/handler.ts";
-import type { Server } from "./server.ts";
-import { cannotListen, closing, listenOptions } from "./kserve/lifecycle.ts";
+} from "./handler.ts";
+import type { Server } from "../../server.ts";
+import { cannotListen, type CloseOptions, closing, listenOptions } from "../lifecycle.ts";
 
 /** Where and how {@link serve} listens, and what it accepts. */
 export interface ServeOptions extends KServeOptions {
@@ -44,12 +44,13 @@ export interface HttpService extends AsyncDisposable {
    * Stops accepting connections, waits for the requests in flight to finish (streams included),
    * then closes the idle connections. The {@link Server} keeps running. Safe to call twice (the
    * first call's options hold).
-   * @param options.timeout milliseconds to wait before ending the event streams still open (each
-   *   gets a last event, `{"error": "the HTTP service is closing"}`, and its request is cancelled
-   *   in Triton); other requests in flight are still waited for. Default: no limit.
-   * @throws {TritonError} INVALID_ARG for a bad timeout.
+   * @param options.timeoutMs milliseconds to wait before ending the event streams still open
+   *   (each gets a last event, `{"error": "the HTTP service is closing"}`, and its request is
+   *   cancelled in Triton); other requests in flight are still waited for. Default: no limit.
+   * @throws {TritonError} INVALID_ARG for a bad timeout or an unknown option (`timeout`, the old
+   *   name, included), as the rejection.
    */
-  close(options?: { readonly timeout?: number }): Promise<void>;
+  close(options?: CloseOptions): Promise<void>;
   /** Resolves once the service is closed. */
   readonly closed: Promise<void>;
 }

@@ -1,0 +1,195 @@
+/**
+ * The RPCs of `inference.GRPCInferenceService` and `grpc.health.v1.Health/Check`: each decodes
+ * its message into the arguments of the KServe operations (`../operations.ts`,
+ * `../inference.ts`), calls them and gives back the response message. ModelStreamInfer is in
+ * `stream_infer.ts`.
+ *
+ * @module
+ */
+import type protobuf from "protobufjs";
+import type { Server } from "../../server.ts";
+import { checkOneResponse } from "../inference.ts";
+import type { Calls } from "../lifecycle.ts";
+import {
+  type CallParameter,
+  modelConfig,
+  modelMetadata,
+  modelReady,
+  modelStatistics,
+  repositoryIndex,
+  repositoryLoad,
+  repositoryUnload,
+  serverLive,
+  serverMetadata,
+  serverReady,
+  versionOf,
+} from "../operations.ts";
+import type { RestrictedCategory } from "../restricted.ts";
+import {
+  type GrpcInferRequest,
+  type GrpcParameter,
+  grpcParameter,
+  inferResponseMessage,
+  readInferRequest,
+} from "./infer.ts";
+import { statusOf } from "./status.ts";
+import { modelStreamInfer } from "./stream_infer.ts";
+import {
+  type CallMetadata,
+  type ServiceImplementation,
+  Status,
+  type UnaryHandler,
+} from "./transport.ts";
+
+/** What the RPCs share: the server, the calls in flight, who may call what, the schema. */
+export interface RpcContext {
+  readonly server: Server;
+  readonly calls: Calls;
+  /** Why a call may not use `category` (the details of its UNAVAILABLE), or undefined. */
+  readonly denied: (
+    category: RestrictedCategory,
+    call: { readonly metadata: CallMetadata },
+  ) => string | undefined;
+  /** The protocol's messages. */
+  readonly root: protobuf.Root;
+}
+
+/** A request message as decoded (`longs` as strings, defaults filled in). */
+type Message = Record<string, unknown>;
+
+/** A unary RPC over `ctx`: `run` gives the response (a plain object of `responseType`, converted
+ * with `fromObject` where `convert`, or bytes already encoded). */
+function unary(
+  ctx: RpcContext,
+  category: RestrictedCategory,
+  responseType: string,
+  run: (request: Message, signal: AbortSignal) => unknown,
+  convert = false,
+): UnaryHandler {
+  const res = ctx.root.lookupType(responseType);
+  const { calls } = ctx;
+  return (call, callback) => {
+    const denied = ctx.denied(category, call);
+    if (denied !== undefined) return callback({ code: Status.UNAVAILABLE, details: denied });
+    const controller = calls.begin();
+    // grpc-js emits "cancelled" when the call's stream closes, answered or not: only a call
+    // still in flight (not yet ended) is cancelled.
+    call.on("cancelled", () => {
+      if (calls.has(controller)) controller.abort(new Error("the client cancelled the call"));
+    });
+    new Promise((resolve) => resolve(run(call.request as Message, controller.signal))).then(
+      (value) => {
+        calls.end(controller);
+        callback(null, convert ? res.fromObject(value as object) : value);
+      },
+      (e) => {
+        calls.end(controller);
+        callback(statusOf(e));
+      },
+    );
+  };
+}
+
+/** A string field ("" where absent). */
+const str = (m: Message, key: string) => (m[key] as string | undefined) ?? "";
+
+/** A message's `parameters` map as plain values. */
+function parameters(m: Message): Record<string, CallParameter> {
+  const out: Record<string, CallParameter> = {};
+  const params = (m.parameters ?? {}) as Record<string, GrpcParameter>;
+  for (const [key, p] of Object.entries(params)) out[key] = grpcParameter(p, `parameter '${key}'`);
+  return out;
+}
+
+/** The handlers of `inference.GRPCInferenceService`. */
+export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
+  const { server } = ctx;
+  const P = "inference.";
+  const encodeInferResponse = (() => {
+    const t = ctx.root.lookupType(P + "ModelInferResponse");
+    return (message: object): Uint8Array => t.encode(message).finish();
+  })();
+  const model = (m: Message, name = "name", version = "version") =>
+    [str(m, name), versionOf(str(m, version))] as const;
+  return {
+    ServerLive: unary(ctx, "health", P + "ServerLiveResponse", () => ({
+      live: serverLive(server),
+    })),
+    ServerReady: unary(ctx, "health", P + "ServerReadyResponse", () => ({
+      ready: serverReady(server),
+    })),
+    ModelReady: unary(ctx, "health", P + "ModelReadyResponse", (m) => ({
+      ready: modelReady(server, ...model(m)),
+    })),
+    ServerMetadata: unary(
+      ctx,
+      "metadata",
+      P + "ServerMetadataResponse",
+      () => serverMetadata(server),
+    ),
+    ModelMetadata: unary(
+      ctx,
+      "metadata",
+      P + "ModelMetadataResponse",
+      (m) => modelMetadata(server, ...model(m)),
+      true,
+    ),
+    ModelConfig: unary(ctx, "model-config", P + "ModelConfigResponse", (m) => ({
+      config: modelConfig(server, ...model(m)),
+    }), true),
+    ModelStatistics: unary(ctx, "statistics", P + "ModelStatisticsResponse", (m) => ({
+      model_stats: modelStatistics(server, ...model(m)),
+    }), true),
+    RepositoryIndex: unary(ctx, "model-repository", P + "RepositoryIndexResponse", (m) => ({
+      models: repositoryIndex(server, m.ready === true, str(m, "repository_name")).map((e) => ({
+        name: e.name,
+        version: e.version === undefined ? "" : String(e.version),
+        state: e.state ?? "",
+        reason: e.reason ?? "",
+      })),
+    })),
+    RepositoryModelLoad: unary(
+      ctx,
+      "model-repository",
+      P + "RepositoryModelLoadResponse",
+      async (m) => {
+        const name = str(m, "model_name");
+        await repositoryLoad(server, name, parameters(m), str(m, "repository_name"));
+        return {};
+      },
+    ),
+    RepositoryModelUnload: unary(
+      ctx,
+      "model-repository",
+      P + "RepositoryModelUnloadResponse",
+      async (m) => {
+        const name = str(m, "model_name");
+        await repositoryUnload(server, name, parameters(m), str(m, "repository_name"));
+        return {};
+      },
+    ),
+    ModelInfer: unary(ctx, "inference", P + "ModelInferResponse", async (m, signal) => {
+      const message = m as unknown as GrpcInferRequest;
+      const target = server.model(message.model_name, versionOf(message.model_version));
+      checkOneResponse(target);
+      const { request } = readInferRequest(message);
+      const response = await target.inferOne({ ...request, signal });
+      try {
+        // Encoded while held: its outputs may view Triton's buffers until it is disposed.
+        return encodeInferResponse(inferResponseMessage(response, undefined));
+      } finally {
+        response.dispose();
+      }
+    }),
+    ModelStreamInfer: modelStreamInfer(ctx),
+  };
+}
+
+/** The handler of `grpc.health.v1.Health/Check`: SERVING while the server is ready. */
+export function healthHandlers(ctx: RpcContext): ServiceImplementation {
+  return {
+    Check: unary(ctx, "health", "grpc.health.v1.HealthCheckResponse", () => ({
+      status: serverReady(ctx.server) ? 1 : 2, // SERVING, NOT_SERVING
+    })),
+  };
+}

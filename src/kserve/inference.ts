@@ -1,0 +1,131 @@
+/**
+ * The inference rules of both protocols: request parameters, the parameters of each input and
+ * requested output (binary data, and the extensions: shared memory, classification), and one
+ * response for one request. `http/infer_request.ts` and `grpc/infer.ts` decode their encodings
+ * into these and nothing more.
+ *
+ * @module
+ */
+import type { Model } from "../model.ts";
+import type { InferRequest } from "../request.ts";
+import { invalid, unsupported } from "./errors.ts";
+import { boolean, cText, describe, type Json, type JsonRecord, unsigned } from "./json.ts";
+
+/** Request parameters with a meaning of their own (KServe's and Triton's); the others go to the
+ * model as request parameters. */
+export type RequestOptions =
+  & {
+    -readonly [
+      K in
+        | "id"
+        | "correlationId"
+        | "priority"
+        | "timeoutUs"
+        | "sequenceStart"
+        | "sequenceEnd"
+    ]?: InferRequest[K];
+  }
+  & { parameters?: Record<string, string | number | bigint | boolean> };
+
+/**
+ * Reads request parameters (`parameters` of the request; over gRPC their values as JSON would give
+ * them) the way Triton's front ends do:
+ * `sequence_id` (unsigned integer or string), `sequence_start`, `sequence_end`, `priority`,
+ * `timeout` (µs), `binary_data_output` are Triton's; keys starting with `triton_` are reserved;
+ * every other string, boolean or number goes to the model as a request parameter.
+ * @returns the request options and `binary_data_output`.
+ * @throws {TritonError} INVALID_ARG for a value of the wrong type.
+ */
+export function requestParameters(
+  params: JsonRecord,
+  options: RequestOptions,
+): boolean {
+  let binaryOutput = false;
+  const model: Record<string, string | number | bigint | boolean> = {};
+  for (const [key, value] of Object.entries(params)) {
+    const what = `parameter '${key}'`;
+    switch (key) {
+      case "sequence_id":
+        options.correlationId = typeof value === "string"
+          ? cText(value, what)
+          : unsigned(value, what);
+        break;
+      case "sequence_start":
+        options.sequenceStart = boolean(value, what);
+        break;
+      case "sequence_end":
+        options.sequenceEnd = boolean(value, what);
+        break;
+      case "priority":
+        options.priority = unsigned(value, what);
+        break;
+      case "timeout":
+        options.timeoutUs = unsigned(value, what);
+        break;
+      case "binary_data_output":
+        binaryOutput = boolean(value, what);
+        break;
+      default:
+        if (key.startsWith("triton_")) {
+          invalid(`parameter keys starting with 'triton_' are reserved for Triton: '${key}'`);
+        }
+        model[cText(key, "a parameter key")] = parameterValue(value, what);
+    }
+  }
+  options.parameters = model;
+  return binaryOutput;
+}
+
+/** A request parameter's value: a string, boolean or number.
+ * @throws {TritonError} INVALID_ARG for anything else. */
+export function parameterValue(value: Json, what: string): string | number | bigint | boolean {
+  if (typeof value === "string") return cText(value, what);
+  if (typeof value === "boolean" || typeof value === "number" || typeof value === "bigint") {
+    return value;
+  }
+  invalid(`${what} must be a string, number or boolean, not ${describe(value)}`);
+}
+
+/** Checks an input's parameters (`binary_data_size` is the HTTP layer's to read).
+ * @throws {TritonError} UNSUPPORTED for a shared memory input, which this server does not offer. */
+export function checkInputParameters(params: JsonRecord, what: string): void {
+  if (params.shared_memory_region !== undefined) {
+    unsupported(`${what}: shared memory inputs are not supported by this server`);
+  }
+}
+
+/** What a requested output's parameters ask for. */
+export interface OutputOptions {
+  /** `binary_data` (HTTP's binary tensor data extension), where given. */
+  readonly binary?: boolean;
+}
+
+/** Reads a requested output's parameters.
+ * @throws {TritonError} INVALID_ARG for a mistyped `binary_data`; UNSUPPORTED for shared memory
+ *   and classification, which this server does not offer. */
+export function outputOptions(params: JsonRecord, what: string): OutputOptions {
+  if (params.shared_memory_region !== undefined) {
+    unsupported(`${what}: shared memory outputs are not supported by this server`);
+  }
+  if (params.classification !== undefined) {
+    unsupported(`${what}: the classification extension is not supported by this server`);
+  }
+  return params.binary_data === undefined
+    ? {}
+    : { binary: boolean(params.binary_data, `${what} binary_data`) };
+}
+
+/**
+ * Checks that `model` answers one response per request, as one-response inference (HTTP's infer,
+ * gRPC's ModelInfer) needs: called before the request is read, then `model.inferOne()` runs it
+ * (UNSUPPORTED where a model still sends other than one).
+ * @throws {TritonError} UNSUPPORTED for a decoupled model; Triton's error for an unknown one.
+ */
+export function checkOneResponse(model: Model): void {
+  if (model.transactionProperties().decoupled) {
+    unsupported(
+      `model '${model.name}' is decoupled: one-response inference does not serve it; stream ` +
+        "its responses (ModelStreamInfer over gRPC, generate_stream over HTTP)",
+    );
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * The KServe v2 operations on plain values, once for both protocols: health, metadata,
+ * configuration, statistics and the model repository extension. The HTTP layer (`http/`) and the
+ * gRPC layer (`grpc/`) only decode a request into these arguments, call them and encode what they
+ * return; a rule or an error message lives here, so both protocols answer alike.
+ *
+ * @module
+ */
+import type { ModelMetadata, ServerMetadata } from "../metadata.ts";
+import type { ModelConfig } from "../model_config.ts";
+import type { LoadModelOptions, ModelIndexEntry } from "../repository.ts";
+import type { Server } from "../server.ts";
+import type { ModelStatistics } from "../statistics.ts";
+import { invalid, unsupported } from "./errors.ts";
+import { servedExtensions } from "./extensions.ts";
+
+/** A parameter's value as either protocol carries it: JSON's string, boolean and number (HTTP),
+ * or an `InferParameter`'s field (gRPC: 64-bit integers as bigint, `bytes_param` as bytes). */
+export type CallParameter = string | boolean | number | bigint | Uint8Array;
+
+/** A parameter's value for an error message. */
+export function describeParameter(value: CallParameter): string {
+  if (value instanceof Uint8Array) return `${value.byteLength} bytes`;
+  if (typeof value === "string") {
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  }
+  return String(value);
+}
+
+/** A model version as the protocol gives it: absent or "" is -1 (the server's choice).
+ * @throws {TritonError} INVALID_ARG for anything but digits. */
+export function versionOf(text: string | undefined): number {
+  if (text === undefined || text === "") return -1;
+  if (!/^\d+$/.test(text)) invalid(`invalid model version '${text}'`);
+  const version = Number(text);
+  if (!Number.isSafeInteger(version)) invalid(`invalid model version '${text}'`);
+  return version;
+}
+
+/** Whether the server is live (`/v2/health/live`, ServerLive). */
+export function serverLive(server: Server): boolean {
+  return server.live();
+}
+
+/** Whether the server is ready (`/v2/health/ready`, ServerReady). */
+export function serverReady(server: Server): boolean {
+  return server.ready();
+}
+
+/** Whether a model is ready (`.../ready`, ModelReady).
+ * @throws {TritonError} Triton's error for an unknown model. */
+export function modelReady(server: Server, name: string, version: number): boolean {
+  return server.model(name, version).ready();
+}
+
+/** The server's name, version and the extensions the front ends serve (`/v2`, ServerMetadata). */
+export function serverMetadata(server: Server): ServerMetadata {
+  const meta = server.metadata();
+  return { ...meta, extensions: servedExtensions(meta.extensions) };
+}
+
+/** A model's metadata (`/v2/models/{name}`, ModelMetadata).
+ * @throws {TritonError} Triton's error for an unknown model. */
+export function modelMetadata(server: Server, name: string, version: number): ModelMetadata {
+  return server.model(name, version).metadata();
+}
+
+/** A model's configuration (`.../config`, ModelConfig).
+ * @throws {TritonError} Triton's error for an unknown model. */
+export function modelConfig(server: Server, name: string, version: number): ModelConfig {
+  return server.model(name, version).config();
+}
+
+/**
+ * Statistics (`/v2/models/stats`, `.../stats`, ModelStatistics): every model's where `name` is
+ * "", one version's where `version` is given, else every version of `name` Triton has statistics
+ * for.
+ * @throws {TritonError} Triton's error for a model it has no statistics for.
+ */
+export function modelStatistics(server: Server, name: string, version: number): ModelStatistics[] {
+  if (name === "") return server.statistics();
+  if (version !== -1) return [server.model(name, version).statistics()];
+  const stats = server.statistics().filter((s) => s.name === name);
+  // A model with no statistics: Triton's error for it.
+  if (stats.length === 0) stats.push(server.model(name).statistics());
+  return stats;
+}
+
+/** Refuses a repository name: the server has its repositories, not one chosen per call.
+ * @throws {TritonError} UNSUPPORTED when `repository` names one. */
+function noRepositoryName(repository: string | undefined): void {
+  if (repository !== undefined && repository !== "") {
+    unsupported("'repository_name' specification is not supported");
+  }
+}
+
+/**
+ * The repository index (`/v2/repository/index`, RepositoryIndex): every model, or only those
+ * ready for inference.
+ * @throws {TritonError} UNSUPPORTED for a repository name; Triton's error.
+ */
+export function repositoryIndex(
+  server: Server,
+  readyOnly: boolean,
+  repository?: string,
+): ModelIndexEntry[] {
+  noRepositoryName(repository);
+  return server.models({ readyOnly });
+}
+
+/**
+ * Loads a model (`.../models/{name}/load`, RepositoryModelLoad) with its load parameters:
+ * `config` (the model configuration as JSON text) and `file:<path>` (a model file's bytes).
+ * @throws {TritonError} INVALID_ARG naming a parameter of the wrong type or an unknown one;
+ *   UNSUPPORTED for a repository name; Triton's load error.
+ */
+export async function repositoryLoad(
+  server: Server,
+  name: string,
+  parameters: Readonly<Record<string, CallParameter>>,
+  repository?: string,
+): Promise<void> {
+  noRepositoryName(repository);
+  const options: { config?: LoadModelOptions["config"]; files?: Record<string, Uint8Array> } = {};
+  for (const [key, value] of Object.entries(parameters)) {
+    if (key === "config") {
+      if (typeof value !== "string") {
+        invalid(`parameter 'config' must be a string, not ${describeParameter(value)}`);
+      }
+      let config: unknown;
+      try {
+        config = JSON.parse(value);
+      } catch (e) {
+        invalid(`parameter 'config' is not JSON: ${e instanceof Error ? e.message : e}`);
+      }
+      if (config === null || typeof config !== "object" || Array.isArray(config)) {
+        invalid("parameter 'config' must be a JSON object");
+      }
+      options.config = config as LoadModelOptions["config"];
+    } else if (key.startsWith("file:")) {
+      if (!(value instanceof Uint8Array)) {
+        invalid(
+          `parameter '${key}' must be the file's bytes (base64 text over HTTP), not ` +
+            describeParameter(value),
+        );
+      }
+      (options.files ??= {})[key.slice(5)] = value;
+    } else {
+      invalid(`unknown load parameter '${key}' (expected 'config' or 'file:<path>')`);
+    }
+  }
+  await server.loadModel(name, options);
+}
+
+/**
+ * Unloads a model (`.../models/{name}/unload`, RepositoryModelUnload); parameter
+ * `unload_dependents` (boolean) unloads the models that depend on it too.
+ * @throws {TritonError} INVALID_ARG for a parameter of the wrong type; UNSUPPORTED for a
+ *   repository name; Triton's error.
+ */
+export async function repositoryUnload(
+  server: Server,
+  name: string,
+  parameters: Readonly<Record<string, CallParameter>>,
+  repository?: string,
+): Promise<void> {
+  noRepositoryName(repository);
+  const dependents = parameters.unload_dependents;
+  if (dependents !== undefined && typeof dependents !== "boolean") {
+    invalid(
+      `parameter 'unload_dependents' must be a boolean, not ${describeParameter(dependents)}`,
+    );
+  }
+  await server.unloadModel(name, { unloadDependents: dependents === true });
+}

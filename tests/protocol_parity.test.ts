@@ -1,0 +1,339 @@
+/**
+ * The KServe rules are written once (`src/kserve/operations.ts`, `src/kserve/inference.ts`): one
+ * table of bad requests, each sent over HTTP (`serve()`) and over gRPC (`serveGrpc()`, on both
+ * transports), must get the same Triton error code (HTTP's status and gRPC's status for it) and
+ * the same message.
+ */
+import assert from "node:assert/strict";
+import { after, before } from "node:test";
+import * as grpc from "@grpc/grpc-js";
+import { test } from "./support/test.ts";
+import type { Server } from "../mod.ts";
+import { HTTP_STATUS, type HttpService, serve } from "../serve.ts";
+import { GRPC_STATUS, type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
+import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
+import { startServer } from "./support/env.ts";
+import { int32s, type Msg } from "./support/grpc_requests.ts";
+
+/** One request, as each protocol sends it. */
+interface Row {
+  readonly why: string;
+  readonly http: { readonly path: string; readonly body?: unknown; readonly get?: boolean };
+  /** The binary part of an HTTP infer request (after its JSON). */
+  readonly binary?: Uint8Array;
+  readonly rpc: string;
+  readonly message: Msg;
+  /** The Triton error code both must answer with; absent where the error is Triton's own (its
+   * code may differ between cores), and then both must still answer the same one. */
+  readonly code?: keyof typeof GRPC_STATUS;
+  /** What the shared message must say. */
+  readonly says: RegExp;
+}
+
+const INPUT = { name: "INPUT0", datatype: "INT32", shape: [1, 4] };
+const RAW = int32s([1, 2, 3, 4]);
+/** An identity_int32 infer request over HTTP with the input's bytes as binary data, and `extra`
+ * fields (and input parameters) in its JSON. */
+const httpInfer = (
+  extra: Record<string, unknown> = {},
+  input: Record<string, unknown> = INPUT,
+  inputParams: Record<string, unknown> = {},
+) => ({
+  inputs: [{ ...input, parameters: { binary_data_size: RAW.byteLength, ...inputParams } }],
+  ...extra,
+});
+const grpcInfer = (extra: Msg = {}, input: Msg = INPUT, inputParams: Msg = {}): Msg => ({
+  model_name: "identity_int32",
+  inputs: [{ ...input, parameters: inputParams }],
+  raw_input_contents: [RAW],
+  ...extra,
+});
+const INFER = "/v2/models/identity_int32/infer";
+
+const ROWS: readonly Row[] = [
+  {
+    why: "metadata of an unknown model",
+    http: { path: "/v2/models/no_such_model", get: true },
+    rpc: "ModelMetadata",
+    message: { name: "no_such_model" },
+    says: /no_such_model/,
+  },
+  {
+    why: "configuration of an unknown model",
+    http: { path: "/v2/models/no_such_model/config", get: true },
+    rpc: "ModelConfig",
+    message: { name: "no_such_model" },
+    says: /no_such_model/,
+  },
+  {
+    why: "statistics of an unknown model",
+    http: { path: "/v2/models/no_such_model/stats", get: true },
+    rpc: "ModelStatistics",
+    message: { name: "no_such_model" },
+    says: /no_such_model/,
+  },
+  {
+    why: "statistics of a version that does not exist",
+    http: { path: "/v2/models/identity_int32/versions/9/stats", get: true },
+    rpc: "ModelStatistics",
+    message: { name: "identity_int32", version: "9" },
+    says: /identity_int32/,
+  },
+  {
+    why: "a repository name in the index",
+    http: { path: "/v2/repository/other/index", body: {} },
+    rpc: "RepositoryIndex",
+    message: { repository_name: "other" },
+    code: "UNSUPPORTED",
+    says: /^'repository_name' specification is not supported$/,
+  },
+  {
+    why: "a repository name in a load",
+    http: { path: "/v2/repository/other/models/identity_int32/load", body: {} },
+    rpc: "RepositoryModelLoad",
+    message: { repository_name: "other", model_name: "identity_int32" },
+    code: "UNSUPPORTED",
+    says: /^'repository_name' specification is not supported$/,
+  },
+  {
+    why: "an unknown load parameter",
+    http: {
+      path: "/v2/repository/models/identity_int32/load",
+      body: { parameters: { foo: "x" } },
+    },
+    rpc: "RepositoryModelLoad",
+    message: { model_name: "identity_int32", parameters: { foo: { string_param: "x" } } },
+    code: "INVALID_ARG",
+    says: /^unknown load parameter 'foo' \(expected 'config' or 'file:<path>'\)$/,
+  },
+  {
+    why: "a load configuration that is not JSON",
+    http: {
+      path: "/v2/repository/models/identity_int32/load",
+      body: { parameters: { config: "{nope" } },
+    },
+    rpc: "RepositoryModelLoad",
+    message: { model_name: "identity_int32", parameters: { config: { string_param: "{nope" } } },
+    code: "INVALID_ARG",
+    says: /^parameter 'config' is not JSON: /,
+  },
+  {
+    why: "a load configuration that is no JSON object",
+    http: {
+      path: "/v2/repository/models/identity_int32/load",
+      body: { parameters: { config: "[1]" } },
+    },
+    rpc: "RepositoryModelLoad",
+    message: { model_name: "identity_int32", parameters: { config: { string_param: "[1]" } } },
+    code: "INVALID_ARG",
+    says: /^parameter 'config' must be a JSON object$/,
+  },
+  {
+    why: "a load configuration that is no string",
+    http: {
+      path: "/v2/repository/models/identity_int32/load",
+      body: { parameters: { config: true } },
+    },
+    rpc: "RepositoryModelLoad",
+    message: { model_name: "identity_int32", parameters: { config: { bool_param: true } } },
+    code: "INVALID_ARG",
+    says: /^parameter 'config' must be a string, not true$/,
+  },
+  {
+    why: "a model file that is no bytes",
+    http: {
+      path: "/v2/repository/models/identity_int32/load",
+      body: { parameters: { "file:1/model.txt": 5 } },
+    },
+    rpc: "RepositoryModelLoad",
+    message: {
+      model_name: "identity_int32",
+      parameters: { "file:1/model.txt": { int64_param: "5" } },
+    },
+    code: "INVALID_ARG",
+    says: /^parameter 'file:1\/model.txt' must be the file's bytes .*, not 5$/,
+  },
+  {
+    why: "unload_dependents that is no boolean",
+    http: {
+      path: "/v2/repository/models/identity_int32/unload",
+      body: { parameters: { unload_dependents: "yes" } },
+    },
+    rpc: "RepositoryModelUnload",
+    message: {
+      model_name: "identity_int32",
+      parameters: { unload_dependents: { string_param: "yes" } },
+    },
+    code: "INVALID_ARG",
+    says: /^parameter 'unload_dependents' must be a boolean, not "yes"$/,
+  },
+  {
+    why: "one-response inference on a decoupled model",
+    http: { path: "/v2/models/repeat_int32/infer", body: httpInfer() },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({ model_name: "repeat_int32" }),
+    code: "UNSUPPORTED",
+    says: /^model 'repeat_int32' is decoupled: .*ModelStreamInfer.*generate_stream/,
+  },
+  {
+    why: "inference on an unknown model",
+    http: { path: "/v2/models/no_such_model/infer", body: httpInfer() },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({ model_name: "no_such_model" }),
+    says: /no_such_model/,
+  },
+  {
+    why: "an unknown data type",
+    http: { path: INFER, body: httpInfer({}, { ...INPUT, datatype: "FP99" }) },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({}, { ...INPUT, datatype: "FP99" }),
+    code: "INVALID_ARG",
+    says: /^input 'INPUT0' has invalid datatype "FP99"$/,
+  },
+  {
+    why: "data that does not fill its shape",
+    http: { path: INFER, body: httpInfer({}, { ...INPUT, shape: [1, 16] }) },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({}, { ...INPUT, shape: [1, 16] }),
+    code: "INVALID_ARG",
+    says: /INPUT0/,
+  },
+  {
+    why: "an input in shared memory",
+    http: {
+      path: INFER,
+      body: httpInfer({}, INPUT, { shared_memory_region: "r" }),
+    },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({}, INPUT, { shared_memory_region: { string_param: "r" } }),
+    code: "UNSUPPORTED",
+    says: /^input 'INPUT0': shared memory inputs are not supported by this server$/,
+  },
+  {
+    why: "a classification output",
+    http: {
+      path: INFER,
+      body: httpInfer({ outputs: [{ name: "OUTPUT0", parameters: { classification: 2 } }] }),
+    },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({
+      outputs: [{ name: "OUTPUT0", parameters: { classification: { int64_param: "2" } } }],
+    }),
+    code: "UNSUPPORTED",
+    says: /^output 'OUTPUT0': the classification extension is not supported by this server$/,
+  },
+  {
+    why: "a request parameter reserved for Triton",
+    http: { path: INFER, body: httpInfer({ parameters: { triton_foo: 1 } }) },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({ parameters: { triton_foo: { int64_param: "1" } } }),
+    code: "INVALID_ARG",
+    says: /^parameter keys starting with 'triton_' are reserved for Triton: 'triton_foo'$/,
+  },
+  {
+    why: "a sequence id that is no integer",
+    http: { path: INFER, body: httpInfer({ parameters: { sequence_id: true } }) },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({ parameters: { sequence_id: { bool_param: true } } }),
+    code: "INVALID_ARG",
+    says: /^parameter 'sequence_id' must be an unsigned integer, not true$/,
+  },
+  {
+    why: "a negative priority",
+    http: { path: INFER, body: httpInfer({ parameters: { priority: -1 } }) },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({ parameters: { priority: { int64_param: "-1" } } }),
+    code: "INVALID_ARG",
+    says: /^parameter 'priority' must be an unsigned integer, not -1$/,
+  },
+];
+
+/** The HTTP answer to `row`: its status and error message. */
+async function overHttp(http: HttpService, row: Row): Promise<{ status: number; error: string }> {
+  let init: RequestInit = { method: "GET" };
+  if (!row.http.get) {
+    const json = new TextEncoder().encode(JSON.stringify(row.http.body));
+    const body = row.binary ? new Uint8Array([...json, ...row.binary]) : json;
+    init = {
+      method: "POST",
+      body,
+      headers: row.binary
+        ? { "inference-header-content-length": String(json.byteLength) }
+        : { "content-type": "application/json" },
+    };
+  }
+  const r = await fetch(`${http.url}${row.http.path}`, init);
+  const text = await r.text();
+  return { status: r.status, error: JSON.parse(text).error };
+}
+
+const CODE_OF_GRPC = new Map(
+  Object.entries(GRPC_STATUS).map(([code, status]) => [status, code as keyof typeof GRPC_STATUS]),
+);
+
+const definitions = serviceDefinitions();
+const Client = grpc.makeGenericClientConstructor(definitions.inference, "GRPCInferenceService");
+type GrpcClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+
+/** The gRPC answer to `row`: its status code and details. */
+function overGrpc(client: GrpcClient, row: Row): Promise<{ code: number; details: string }> {
+  return new Promise((resolve, reject) => {
+    client[row.rpc](row.message, (e: grpc.ServiceError | null) => {
+      if (e) resolve({ code: e.code, details: e.details });
+      else reject(new Error(`${row.why}: gRPC answered without an error`));
+    });
+  });
+}
+
+let server: Server;
+let http: HttpService;
+const grpcs = new Map<GrpcTransportName, GrpcService>();
+
+before(async () => {
+  server = await startServer({
+    modelControlMode: "explicit",
+    startupModels: ["identity_int32", "repeat_int32"],
+  });
+  http = await serve(server, { port: 0 });
+  for (const transport of ["grpc-js", "http2"] as const) {
+    grpcs.set(transport, await serveGrpc(server, { port: 0, transport }));
+  }
+});
+after(async () => {
+  await http?.close();
+  for (const g of grpcs.values()) await g.close();
+  await server?.stop();
+});
+
+for (const transport of ["grpc-js", "http2"] as const) {
+  test(`the same bad requests get the same code and message over HTTP and gRPC (${transport})`, async () => {
+    const client = new Client(
+      grpcs.get(transport)!.address,
+      grpc.credentials.createInsecure(),
+    ) as GrpcClient;
+    try {
+      for (const row of ROWS) {
+        const h = await overHttp(http, row);
+        const g = await overGrpc(client, row);
+        // The Triton code of gRPC's status (each code has a status of its own).
+        const code = CODE_OF_GRPC.get(g.code);
+        assert.ok(code !== undefined, `${row.why}: gRPC status ${g.code} is no Triton code's`);
+        if (row.code) assert.equal(code, row.code, `${row.why} (gRPC): ${g.details}`);
+        assert.equal(h.status, HTTP_STATUS[code], `${row.why} (HTTP): ${h.error}`);
+        assert.match(h.error, row.says, `${row.why} (HTTP)`);
+        assert.equal(g.details, h.error, `${row.why}: the messages differ`);
+      }
+    } finally {
+      client.close();
+    }
+  });
+}

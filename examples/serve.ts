@@ -3,7 +3,7 @@
  * would: run
  * it with `npm run serve` (which finds a core for you, the fake one when no real library is
  * found), or directly:
- * `deno run --allow-ffi --allow-env --allow-read --allow-write --allow-net examples/serve.ts`,
+ * `deno run --unstable-no-legacy-abort --allow-ffi --allow-env --allow-read --allow-write --allow-net examples/serve.ts`,
  * `bun examples/serve.ts`, `node examples/serve.ts`.
  *
  * Environment: `MODEL_REPOSITORY` (default tests/models), `PORT` (default 8000), `GRPC_PORT`

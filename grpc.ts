@@ -18,3 +18,8 @@ export { type GrpcServeOptions, type GrpcService, serveGrpc } from "./src/kserve
 export { GRPC_STATUS } from "./src/kserve/grpc/status.ts";
 export type { GrpcTransportName } from "./src/kserve/grpc/transport.ts";
 export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";
+export {
+  type SharedMemoryLease,
+  SharedMemoryRegions,
+  type SharedMemoryRegionStatus,
+} from "./src/kserve/shared_memory.ts";

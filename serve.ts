@@ -20,3 +20,8 @@ export { type HttpService, serve, type ServeOptions } from "./src/kserve/http/se
 export { type FetchHandler, kserveHandler, type KServeOptions } from "./src/kserve/http/handler.ts";
 export { HTTP_STATUS } from "./src/kserve/http/errors.ts";
 export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";
+export {
+  type SharedMemoryLease,
+  SharedMemoryRegions,
+  type SharedMemoryRegionStatus,
+} from "./src/kserve/shared_memory.ts";

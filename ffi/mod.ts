@@ -27,6 +27,12 @@ export { type TraceEvent, TraceEventKind } from "./trace_callbacks.ts";
 export type { OutParams } from "./out_params.ts";
 export type { RequestSubmitter } from "./request_submitter.ts";
 export {
+  mapSharedMemory,
+  SharedMemoryError,
+  type SharedMemoryMapping,
+  unmapSharedMemory,
+} from "./shared_memory.ts";
+export {
   COPY_LIMIT,
   type ModelOf,
   type OutputFields,

@@ -203,16 +203,17 @@ const ROWS: readonly Row[] = [
     says: /INPUT0/,
   },
   {
-    why: "an input in shared memory",
+    why: "an input in a shared memory region not registered",
     http: {
       path: INFER,
-      body: httpInfer({}, INPUT, { shared_memory_region: "r" }),
+      body: { inputs: [{ ...INPUT, parameters: { shared_memory_region: "r" } }] },
     },
-    binary: RAW,
     rpc: "ModelInfer",
-    message: grpcInfer({}, INPUT, { shared_memory_region: { string_param: "r" } }),
-    code: "UNSUPPORTED",
-    says: /^input 'INPUT0': shared memory inputs are not supported by this server$/,
+    message: grpcInfer({ raw_input_contents: [] }, INPUT, {
+      shared_memory_region: { string_param: "r" },
+    }),
+    code: "NOT_FOUND",
+    says: /^Unable to find shared memory region: 'r'$/,
   },
   {
     why: "a classification output",

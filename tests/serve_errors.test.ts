@@ -188,7 +188,7 @@ describe("error statuses", () => {
     await settled(s);
   });
 
-  test("what this server does not offer: 501", async () => {
+  test("what this server does not offer: 501; a region where none is served: 404", async () => {
     await expectError(
       await postJson(`${s.url}/v2/models/identity_int32/infer`, {
         inputs: [{
@@ -198,8 +198,8 @@ describe("error statuses", () => {
           parameters: { shared_memory_region: "r", shared_memory_byte_size: 4 },
         }],
       }),
-      501,
-      /shared memory/,
+      404,
+      /^Unable to find shared memory region: 'r'$/,
     );
     await expectError(
       await postJson(`${s.url}/v2/models/identity_int32/infer`, {
@@ -274,12 +274,12 @@ describe("malformed JSON requests: 400, nothing reaches the core", () => {
           parameters: { binary_data_size: 4 },
         }],
       },
-      /exactly one of 'data' and 'binary_data_size'.*not both/,
+      /exactly one of 'data', 'binary_data_size' .* gives 'data' and 'binary_data_size'/,
     ],
     [
       "neither data nor binary_data_size",
       { inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, 1] }] },
-      /gives neither/,
+      /exactly one of .* gives none/,
     ],
     [
       "nesting deeper than 100",

@@ -358,8 +358,8 @@ function suite(transport: GrpcTransportName): void {
     );
   });
 
-  test(`${transport}: the RPCs not served (shared memory, trace and log settings) are UNIMPLEMENTED`, async () => {
-    for (const name of ["SystemSharedMemoryStatus", "CudaSharedMemoryRegister", "LogSettings"]) {
+  test(`${transport}: the RPCs not served (CUDA shared memory) are UNIMPLEMENTED`, async () => {
+    for (const name of ["CudaSharedMemoryStatus", "CudaSharedMemoryRegister"]) {
       const method = {
         ...definitions.inference.ServerLive,
         path: `/inference.GRPCInferenceService/${name}`,

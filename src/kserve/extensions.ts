@@ -10,11 +10,13 @@ const UNSERVED_EXTENSIONS = new Set([
   "classification",
   "system_shared_memory",
   "cuda_shared_memory",
-  "logging",
-  "trace",
 ]);
 
-/** `extensions` (the core's) less the unserved ones. */
-export function servedExtensions(extensions: readonly string[]): string[] {
-  return extensions.filter((e) => !UNSERVED_EXTENSIONS.has(e));
+/** `extensions` (the core's) less the unserved ones, but for those in `enabled` (served by this
+ * front end because it was given what they need, e.g. `system_shared_memory`). */
+export function servedExtensions(
+  extensions: readonly string[],
+  enabled: readonly string[] = [],
+): string[] {
+  return extensions.filter((e) => !UNSERVED_EXTENSIONS.has(e) || enabled.includes(e));
 }

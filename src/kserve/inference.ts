@@ -9,7 +9,7 @@
 import type { Model } from "../model.ts";
 import type { InferRequest } from "../request.ts";
 import { invalid, unsupported } from "./errors.ts";
-import { boolean, cText, describe, type Json, type JsonRecord, unsigned } from "./json.ts";
+import { boolean, cText, describe, type Json, type JsonRecord, string, unsigned } from "./json.ts";
 
 /** Request parameters with a meaning of their own (KServe's and Triton's); the others go to the
  * model as request parameters. */
@@ -86,33 +86,74 @@ export function parameterValue(value: Json, what: string): string | number | big
   invalid(`${what} must be a string, number or boolean, not ${describe(value)}`);
 }
 
-/** Checks an input's parameters (`binary_data_size` is the HTTP layer's to read).
- * @throws {TritonError} UNSUPPORTED for a shared memory input, which this server does not offer. */
-export function checkInputParameters(params: JsonRecord, what: string): void {
-  if (params.shared_memory_region !== undefined) {
-    unsupported(`${what}: shared memory inputs are not supported by this server`);
-  }
+/** Where a tensor lies in a registered shared memory region (`shared_memory_region`,
+ * `shared_memory_offset`, `shared_memory_byte_size`). */
+export interface SharedMemoryRef {
+  readonly region: string;
+  /** Bytes from the region's start. @default 0 */
+  readonly offset: number;
+  /** Bytes of the tensor. @default 0 */
+  readonly byteSize: number;
+}
+
+/** A tensor's shared memory parameters, where it has `shared_memory_region`.
+ * @throws {TritonError} INVALID_ARG for a region name that is no string, or an offset or size
+ *   that is no byte count. */
+function sharedMemoryRef(params: JsonRecord, what: string): SharedMemoryRef | undefined {
+  const region = params.shared_memory_region;
+  if (region === undefined) return undefined;
+  const count = (key: string) => {
+    const value = params[key];
+    if (value === undefined) return 0;
+    const n = unsigned(value, `${what} parameter '${key}'`);
+    if (typeof n === "number") return n;
+    if (n > BigInt(Number.MAX_SAFE_INTEGER)) {
+      invalid(`${what} parameter '${key}' is past 2^53 bytes`);
+    }
+    return Number(n);
+  };
+  return {
+    region: string(region, `${what} parameter 'shared_memory_region'`),
+    offset: count("shared_memory_offset"),
+    byteSize: count("shared_memory_byte_size"),
+  };
+}
+
+/** Reads an input's parameters (`binary_data_size` is the HTTP layer's to read): where its data
+ * lies in shared memory, if it does.
+ * @throws {TritonError} INVALID_ARG for malformed shared memory parameters. */
+export function inputSharedMemory(params: JsonRecord, what: string): SharedMemoryRef | undefined {
+  return sharedMemoryRef(params, what);
 }
 
 /** What a requested output's parameters ask for. */
 export interface OutputOptions {
   /** `binary_data` (HTTP's binary tensor data extension), where given. */
   readonly binary?: boolean;
+  /** Where the output is to be written, where the request puts it in shared memory. */
+  readonly sharedMemory?: SharedMemoryRef;
 }
 
 /** Reads a requested output's parameters.
- * @throws {TritonError} INVALID_ARG for a mistyped `binary_data`; UNSUPPORTED for shared memory
- *   and classification, which this server does not offer. */
+ * @throws {TritonError} INVALID_ARG for a mistyped `binary_data`, malformed shared memory
+ *   parameters, or shared memory with binary data or classification; UNSUPPORTED for
+ *   classification, which this server does not offer. */
 export function outputOptions(params: JsonRecord, what: string): OutputOptions {
-  if (params.shared_memory_region !== undefined) {
-    unsupported(`${what}: shared memory outputs are not supported by this server`);
+  const binary = params.binary_data === undefined
+    ? undefined
+    : boolean(params.binary_data, `${what} binary_data`);
+  const sharedMemory = sharedMemoryRef(params, what);
+  if (sharedMemory !== undefined) {
+    if (params.classification !== undefined) {
+      invalid("Output can't set both 'shared_memory_region' and 'classification'");
+    }
+    if (binary === true) invalid("Output can't set both 'shared_memory_region' and 'binary_data'");
+    return { sharedMemory };
   }
   if (params.classification !== undefined) {
     unsupported(`${what}: the classification extension is not supported by this server`);
   }
-  return params.binary_data === undefined
-    ? {}
-    : { binary: boolean(params.binary_data, `${what} binary_data`) };
+  return binary === undefined ? {} : { binary };
 }
 
 /**

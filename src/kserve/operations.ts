@@ -11,7 +11,9 @@ import type { ModelConfig } from "../model_config.ts";
 import type { LoadModelOptions, ModelIndexEntry } from "../repository.ts";
 import type { Server } from "../server.ts";
 import type { ModelStatistics } from "../statistics.ts";
+import { TritonError } from "../errors.ts";
 import { invalid, unsupported } from "./errors.ts";
+import type { SharedMemoryRegions, SharedMemoryRegionStatus } from "./shared_memory.ts";
 import { servedExtensions } from "./extensions.ts";
 
 /** A parameter's value as either protocol carries it: JSON's string, boolean and number (HTTP),
@@ -53,10 +55,15 @@ export function modelReady(server: Server, name: string, version: number): boole
   return server.model(name, version).ready();
 }
 
-/** The server's name, version and the extensions the front ends serve (`/v2`, ServerMetadata). */
-export function serverMetadata(server: Server): ServerMetadata {
+/** The server's name, version and the extensions the front end serves (`/v2`, ServerMetadata):
+ * `system_shared_memory` where it has `regions`. */
+export function serverMetadata(
+  server: Server,
+  regions?: SharedMemoryRegions,
+): ServerMetadata {
   const meta = server.metadata();
-  return { ...meta, extensions: servedExtensions(meta.extensions) };
+  const enabled = regions === undefined ? [] : ["system_shared_memory"];
+  return { ...meta, extensions: servedExtensions(meta.extensions, enabled) };
 }
 
 /** A model's metadata (`/v2/models/{name}`, ModelMetadata).
@@ -172,4 +179,59 @@ export async function repositoryUnload(
     );
   }
   await server.unloadModel(name, { unloadDependents: dependents === true });
+}
+
+/** What a disabled front end answers a shared memory registration. */
+const SHM_DISABLED = "Client shared memory is disabled: serve with a SharedMemoryRegions " +
+  "(the sharedMemory option of serve() and serveGrpc()) to enable it";
+
+/**
+ * Registers system shared memory region `name` (`.../systemsharedmemory/region/{name}/register`,
+ * SystemSharedMemoryRegister): `byteSize` bytes at `offset` of the POSIX shared memory object
+ * `key`.
+ * @throws {TritonError} UNSUPPORTED where the front end serves no shared memory; as
+ *   `SharedMemoryRegions.register`.
+ */
+export function sharedMemoryRegister(
+  regions: SharedMemoryRegions | undefined,
+  name: string,
+  key: string | undefined,
+  offset: CallParameter | undefined,
+  byteSize: CallParameter | undefined,
+): void {
+  if (regions === undefined) unsupported(SHM_DISABLED);
+  if (key === undefined) invalid("Shared memory register request has no 'key' field");
+  if (byteSize === undefined) invalid("Shared memory register request has no 'byte_size' field");
+  if (typeof offset !== "number" && typeof offset !== "bigint" && offset !== undefined) {
+    invalid(`'offset' must be an unsigned integer, not ${describeParameter(offset)}`);
+  }
+  if (typeof byteSize !== "number" && typeof byteSize !== "bigint") {
+    invalid(`'byte_size' must be an unsigned integer, not ${describeParameter(byteSize)}`);
+  }
+  regions.register(name, key, offset ?? 0, byteSize);
+}
+
+/** The system shared memory regions registered, or the one named (`.../status`,
+ * SystemSharedMemoryStatus); none where the front end serves no shared memory.
+ * @throws {TritonError} NOT_FOUND for a name not registered. */
+export function sharedMemoryStatus(
+  regions: SharedMemoryRegions | undefined,
+  name: string,
+): SharedMemoryRegionStatus[] {
+  if (regions !== undefined) return regions.status(name);
+  if (name !== "") {
+    throw new TritonError("NOT_FOUND", `Unable to find system shared memory region: '${name}'`);
+  }
+  return [];
+}
+
+/** Unregisters region `name`, or every one where `name` is "" (`.../unregister`,
+ * SystemSharedMemoryUnregister).
+ * @throws {TritonError} UNSUPPORTED where the front end serves no shared memory. */
+export function sharedMemoryUnregister(
+  regions: SharedMemoryRegions | undefined,
+  name: string,
+): void {
+  if (regions === undefined) unsupported(SHM_DISABLED);
+  regions.unregister(name);
 }

@@ -148,6 +148,7 @@ export function tensorFromBinary(
   dtype: DataTypeName,
   shape: readonly number[],
   bytes: Uint8Array,
+  sizeName = "binary_data_size",
 ): Tensor {
   const n = elementCount(shape);
   if (dtype === "BYTES") return new Tensor("BYTES", shape, decodeBytes(bytes, n, what));
@@ -155,7 +156,7 @@ export function tensorFromBinary(
   if (bytes.byteLength !== need) {
     invalid(
       `${what}: ${dtype} shape [${shape.join(", ")}] needs ${need} bytes, ` +
-        `binary_data_size is ${bytes.byteLength}`,
+        `${sizeName} is ${bytes.byteLength}`,
     );
   }
   return new Tensor<DataTypeName>(dtype, shape, Tensor.elementsOf(dtype, shape, bytes));

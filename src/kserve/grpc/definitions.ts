@@ -100,6 +100,14 @@ export function serviceDefinitions(
       P + "RepositoryModelUnloadRequest",
       P + "RepositoryModelUnloadResponse",
     ),
+    LogSettings: method(S, "LogSettings", P + "LogSettingsRequest", P + "LogSettingsResponse"),
+    TraceSetting: method(S, "TraceSetting", P + "TraceSettingRequest", P + "TraceSettingResponse"),
+    ...Object.fromEntries(
+      ["Status", "Register", "Unregister"].map((action) => {
+        const name = `SystemSharedMemory${action}`;
+        return [name, method(S, name, `${P}${name}Request`, `${P}${name}Response`)];
+      }),
+    ),
   };
   const health: grpc.ServiceDefinition = {
     Check: method(

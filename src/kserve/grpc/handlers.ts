@@ -22,8 +22,13 @@ import {
   serverLive,
   serverMetadata,
   serverReady,
+  sharedMemoryRegister,
+  sharedMemoryStatus,
+  sharedMemoryUnregister,
   versionOf,
 } from "../operations.ts";
+import { inferOneSharing } from "../request_shared_memory.ts";
+import type { SharedMemoryRegions } from "../shared_memory.ts";
 import type { RestrictedCategory } from "../restricted.ts";
 import {
   type GrpcInferRequest,
@@ -33,6 +38,8 @@ import {
   readInferRequest,
 } from "./infer.ts";
 import { statusOf } from "./status.ts";
+import { settingsRpcs } from "./settings.ts";
+import type { TraceManager } from "../trace_manager.ts";
 import { modelStreamInfer } from "./stream_infer.ts";
 import {
   type CallMetadata,
@@ -52,6 +59,10 @@ export interface RpcContext {
   ) => string | undefined;
   /** The protocol's messages. */
   readonly root: protobuf.Root;
+  /** The service's trace settings, and the traces of the requests it samples. */
+  readonly traces: TraceManager;
+  /** The system shared memory regions served; undefined where none are. */
+  readonly regions: SharedMemoryRegions | undefined;
 }
 
 /** A request message as decoded (`longs` as strings, defaults filled in). */
@@ -125,7 +136,7 @@ export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
       ctx,
       "metadata",
       P + "ServerMetadataResponse",
-      () => serverMetadata(server),
+      () => serverMetadata(server, ctx.regions),
     ),
     ModelMetadata: unary(
       ctx,
@@ -172,16 +183,59 @@ export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
       const message = m as unknown as GrpcInferRequest;
       const target = server.model(message.model_name, versionOf(message.model_version));
       checkOneResponse(target);
-      const { request } = readInferRequest(message);
-      const response = await target.inferOne({ ...request, signal });
+      const { request, sharedMemory: shm } = readInferRequest(message, ctx.regions);
+      const response = await inferOneSharing(target, { ...request, signal, trace: ctx.traces.sample(message.model_name) }, shm);
       try {
         // Encoded while held: its outputs may view Triton's buffers until it is disposed.
-        return encodeInferResponse(inferResponseMessage(response, undefined));
+        return encodeInferResponse(
+          inferResponseMessage(response, undefined, (output) => shm.isOutput(output)),
+        );
       } finally {
         response.dispose();
       }
     }),
+    ...settingsRpcs(ctx, unary),
     ModelStreamInfer: modelStreamInfer(ctx),
+    SystemSharedMemoryStatus: unary(
+      ctx,
+      "shared-memory",
+      P + "SystemSharedMemoryStatusResponse",
+      (m) => ({
+        regions: Object.fromEntries(
+          sharedMemoryStatus(ctx.regions, str(m, "name")).map((r) => [r.name, {
+            name: r.name,
+            key: r.key,
+            offset: r.offset,
+            byte_size: r.byteSize,
+          }]),
+        ),
+      }),
+      true,
+    ),
+    SystemSharedMemoryRegister: unary(
+      ctx,
+      "shared-memory",
+      P + "SystemSharedMemoryRegisterResponse",
+      (m) => {
+        sharedMemoryRegister(
+          ctx.regions,
+          str(m, "name"),
+          str(m, "key"),
+          BigInt((m.offset as string | undefined) ?? "0"),
+          BigInt((m.byte_size as string | undefined) ?? "0"),
+        );
+        return {};
+      },
+    ),
+    SystemSharedMemoryUnregister: unary(
+      ctx,
+      "shared-memory",
+      P + "SystemSharedMemoryUnregisterResponse",
+      (m) => {
+        sharedMemoryUnregister(ctx.regions, str(m, "name"));
+        return {};
+      },
+    ),
   };
 }
 

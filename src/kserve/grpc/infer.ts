@@ -10,7 +10,9 @@ import type { InferRequest } from "../../request.ts";
 import type { InferResponse, ParameterValue } from "../../response.ts";
 import { Tensor } from "../../tensor.ts";
 import { invalid } from "../errors.ts";
-import { checkInputParameters, outputOptions, requestParameters } from "../inference.ts";
+import { inputSharedMemory, outputOptions, requestParameters } from "../inference.ts";
+import { RequestSharedMemory } from "../request_shared_memory.ts";
+import type { SharedMemoryRegions } from "../shared_memory.ts";
 import type { Json, JsonRecord } from "../json.ts";
 import type { CallParameter } from "../operations.ts";
 import {
@@ -121,38 +123,73 @@ function parameters(
   return { emptyFinal };
 }
 
-/** Reads a request.
- * @returns the request for `model.infer()` (all but its signal), and `emptyFinal`.
+/** A request read: what goes to `model.infer()` (all but its signal), whether the client asked
+ * for an empty final response, and the shared memory it reads and writes (release it when
+ * done). */
+export interface ReadInfer {
+  readonly request: InferRequest;
+  readonly emptyFinal: boolean;
+  readonly sharedMemory: RequestSharedMemory;
+}
+
+/** Reads a request; inputs in shared memory are read in place from `regions` (leased until
+ * released; released here when reading fails).
  * @throws {TritonError} INVALID_ARG for anything malformed, contents and raw contents both given,
- *   FP16/BF16 as typed contents; UNSUPPORTED for shared memory and classification. */
+ *   FP16/BF16 as typed contents, a part past its shared memory region; NOT_FOUND for a region
+ *   not registered; UNSUPPORTED for classification. */
 export function readInferRequest(
   message: GrpcInferRequest,
-): { request: InferRequest; emptyFinal: boolean } {
+  regions?: SharedMemoryRegions,
+): ReadInfer {
+  const sharedMemory = new RequestSharedMemory(regions);
+  try {
+    return read(message, sharedMemory);
+  } catch (e) {
+    sharedMemory.release();
+    throw e;
+  }
+}
+
+function read(message: GrpcInferRequest, sharedMemory: RequestSharedMemory): ReadInfer {
   const options: Record<string, unknown> = {};
   if (message.id !== "") options.id = message.id;
   const { emptyFinal } = parameters(message.parameters, options);
   const raw = message.raw_input_contents;
-  if (raw.length > 0 && raw.length !== message.inputs.length) {
+  // Raw contents come one per input not in shared memory, in order.
+  const shm = message.inputs.map((input) => {
+    const what = `input '${input.name}'`;
+    return inputSharedMemory(parametersJson(input.parameters, what), what);
+  });
+  const inMessage = shm.filter((ref) => ref === undefined).length;
+  if (raw.length > 0 && raw.length !== inMessage) {
     invalid(
-      `expected ${message.inputs.length} raw_input_contents (one per input), got ${raw.length}`,
+      `expected ${inMessage} raw_input_contents (one per input not in shared memory), got ` +
+        `${raw.length}`,
     );
   }
   const inputs: Record<string, Tensor> = {};
+  let next = 0;
   message.inputs.forEach((input, i) => {
     const what = `input '${input.name}'`;
     if (Object.hasOwn(inputs, input.name)) invalid(`${what} is given twice`);
     const dtype = dataType(input.datatype, what);
     const shape = shapeOf(input.shape.map(Number), what);
-    checkInputParameters(parametersJson(input.parameters, what), what);
     const contents = input.contents ?? undefined;
     const field = CONTENTS_FIELD[dtype];
     const typed = contents !== undefined &&
       Object.values(contents).some((values) => values.length > 0);
+    const ref = shm[i];
+    if (ref !== undefined) {
+      if (typed) invalid(`${what}: contents must not be given for an input in shared memory`);
+      const bytes = sharedMemory.input(ref);
+      inputs[input.name] = tensorFromBinary(what, dtype, shape, bytes, "shared_memory_byte_size");
+      return;
+    }
     if (raw.length > 0) {
       if (typed) {
         invalid(`contents field must not be specified when using raw_input_contents for ${what}`);
       }
-      inputs[input.name] = tensorFromBinary(what, dtype, shape, raw[i]);
+      inputs[input.name] = tensorFromBinary(what, dtype, shape, raw[next++]);
       return;
     }
     if (field === undefined) {
@@ -183,13 +220,15 @@ export function readInferRequest(
   if (message.outputs.length > 0) {
     outputs = message.outputs.map((o) => {
       const what = `output '${o.name}'`;
-      outputOptions(parametersJson(o.parameters, what), what);
+      const options = outputOptions(parametersJson(o.parameters, what), what);
+      if (options.sharedMemory) sharedMemory.output(o.name, options.sharedMemory);
       return o.name;
     });
   }
   return {
     request: { ...options, inputs, ...(outputs ? { outputs } : {}) } as InferRequest,
     emptyFinal,
+    sharedMemory,
   };
 }
 
@@ -216,6 +255,7 @@ function parameterOf(value: ParameterValue): Record<string, unknown> {
 export function inferResponseMessage(
   response: InferResponse,
   final: boolean | undefined,
+  inSharedMemory: (output: string) => boolean = () => false,
 ): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(response.parameters)) params[k] = parameterOf(v);
@@ -223,6 +263,12 @@ export function inferResponseMessage(
   const outputs: Record<string, unknown>[] = [];
   const raw: Uint8Array[] = [];
   for (const [name, tensor] of Object.entries(response.outputs)) {
+    if (inSharedMemory(name)) {
+      // Described, its data in the region: an empty entry keeps one raw content per output.
+      outputs.push({ name, datatype: tensor.dtype, shape: tensor.shape, parameters: {} });
+      raw.push(new Uint8Array(0));
+      continue;
+    }
     const t = tensor.memoryType === "GPU" ? tensor.toHost() : tensor;
     outputs.push({ name, datatype: t.dtype, shape: t.shape, parameters: {} });
     raw.push(t.toBytes());

@@ -26,6 +26,14 @@ service GRPCInferenceService {
   rpc RepositoryIndex(RepositoryIndexRequest) returns (RepositoryIndexResponse);
   rpc RepositoryModelLoad(RepositoryModelLoadRequest) returns (RepositoryModelLoadResponse);
   rpc RepositoryModelUnload(RepositoryModelUnloadRequest) returns (RepositoryModelUnloadResponse);
+  rpc LogSettings(LogSettingsRequest) returns (LogSettingsResponse);
+  rpc TraceSetting(TraceSettingRequest) returns (TraceSettingResponse);
+  rpc SystemSharedMemoryStatus(SystemSharedMemoryStatusRequest)
+    returns (SystemSharedMemoryStatusResponse);
+  rpc SystemSharedMemoryRegister(SystemSharedMemoryRegisterRequest)
+    returns (SystemSharedMemoryRegisterResponse);
+  rpc SystemSharedMemoryUnregister(SystemSharedMemoryUnregisterRequest)
+    returns (SystemSharedMemoryUnregisterResponse);
 }
 
 message ServerLiveRequest {}
@@ -186,6 +194,51 @@ message RepositoryModelUnloadRequest {
   map<string, ModelRepositoryParameter> parameters = 3;
 }
 message RepositoryModelUnloadResponse {}
+
+message LogSettingsRequest {
+  message SettingValue {
+    oneof parameter_choice {
+      bool bool_param = 1;
+      uint32 uint32_param = 2;
+      string string_param = 3;
+    }
+  }
+  map<string, SettingValue> settings = 1;
+}
+message LogSettingsResponse {
+  message SettingValue {
+    oneof parameter_choice {
+      bool bool_param = 1;
+      uint32 uint32_param = 2;
+      string string_param = 3;
+    }
+  }
+  map<string, SettingValue> settings = 1;
+}
+message TraceSettingRequest {
+  message SettingValue { repeated string value = 1; }
+  map<string, SettingValue> settings = 1;
+  string model_name = 2;
+}
+message TraceSettingResponse {
+  message SettingValue { repeated string value = 1; }
+  map<string, SettingValue> settings = 1;
+}
+
+message SystemSharedMemoryStatusRequest { string name = 1; }
+message SystemSharedMemoryStatusResponse {
+  message RegionStatus { string name = 1; string key = 2; uint64 offset = 3; uint64 byte_size = 4; }
+  map<string, RegionStatus> regions = 1;
+}
+message SystemSharedMemoryRegisterRequest {
+  string name = 1;
+  string key = 2;
+  uint64 offset = 3;
+  uint64 byte_size = 4;
+}
+message SystemSharedMemoryRegisterResponse {}
+message SystemSharedMemoryUnregisterRequest { string name = 1; }
+message SystemSharedMemoryUnregisterResponse {}
 
 enum DataType {
   TYPE_INVALID = 0;

@@ -18,6 +18,8 @@ import { healthHandlers, inferenceHandlers, type RpcContext } from "./handlers.t
 import { listenGrpcJs } from "./grpcjs_transport.ts";
 import { listenHttp2 } from "./h2_transport.ts";
 import { protocolRoot } from "./schema.ts";
+import { TraceManager, type TraceServeOptions } from "../trace_manager.ts";
+import { sharedMemoryOption, SharedMemoryRegions } from "../shared_memory.ts";
 import { bracketed, type GrpcTransportName } from "./transport.ts";
 
 /** Options of {@link serveGrpc}. */
@@ -48,6 +50,15 @@ export interface GrpcServeOptions {
    * @default "http2" on Bun and Node, "grpc-js" on Deno
    */
   readonly transport?: GrpcTransportName;
+  /** Trace settings (the "trace" extension; `tritonserver`'s `--trace-config`): where the traces
+   * of the sampled inference requests are written, and the initial global settings, which
+   * clients may change (TraceSetting). Default: tracing off, no file. */
+  readonly trace?: TraceServeOptions;
+  /** The system shared memory regions clients may register and use (the
+   * `system_shared_memory` extension). Absent: registering is UNIMPLEMENTED, as in
+   * `tritonserver` without `--allow-client-shm`. Give the same object to `serve()` to share its
+   * regions. */
+  readonly sharedMemory?: SharedMemoryRegions;
   /** Aborting it closes the service (as `close()`). */
   readonly signal?: AbortSignal;
 }
@@ -125,7 +136,7 @@ export async function serveGrpc(
   const { hostname, port, signal } = listenOptions(
     "serveGrpc()",
     options,
-    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, signal? }",
+    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, sharedMemory?, trace?, signal? }",
     8001,
   );
   const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
@@ -149,6 +160,8 @@ export async function serveGrpc(
         return values.length > 0 ? String(values[0]) : null;
       }),
     root: protocolRoot(),
+    traces: new TraceManager(options.trace),
+    regions: sharedMemoryOption(options.sharedMemory),
   };
   const definitions = serviceDefinitions(ctx.root);
   const listener = await (transport === "http2" ? listenHttp2 : listenGrpcJs)({
@@ -162,6 +175,7 @@ export async function serveGrpc(
   });
 
   const { close, closed } = closing({
+    finish: () => ctx.traces.close(),
     stopAccepting: () => listener.stopAccepting(),
     idle: () => ctx.calls.idle(),
     endInFlight: () => {

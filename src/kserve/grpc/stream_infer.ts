@@ -14,6 +14,8 @@ import {
   inferResponseMessage,
   readInferRequest,
 } from "./infer.ts";
+import type { RequestSharedMemory } from "../request_shared_memory.ts";
+import type { RequestStream } from "../../request_stream.ts";
 import { statusOf } from "./status.ts";
 import { type DuplexCall, type DuplexHandler, Status } from "./transport.ts";
 
@@ -75,17 +77,30 @@ export function modelStreamInfer(ctx: RpcContext): DuplexHandler {
       call.emit("error", statusOf(e));
     };
     const one = async (message: GrpcInferRequest) => {
+      let shm: RequestSharedMemory | undefined;
+      let submitted = false;
       try {
-        const { request, emptyFinal } = readInferRequest(message);
+        const read = readInferRequest(message, ctx.regions);
+        const { request, emptyFinal } = read;
+        shm = read.sharedMemory;
         const model = server.model(message.model_name, versionOf(message.model_version));
+        const responses = model.infer({ ...request, signal: controller.signal, trace: ctx.traces.sample(message.model_name) });
+        submitted = true;
+        if (shm.used) {
+          // The inputs are read by Triton until it releases the request.
+          const held = shm;
+          (responses as RequestStream).finished.then(() => held.releaseInputs());
+        }
         let sawFinal = false;
-        for await (const r of model.infer({ ...request, signal: controller.signal })) {
+        const inShm = (output: string) => read.sharedMemory.isOutput(output);
+        for await (const r of responses) {
           let flowing: boolean;
           try {
             if (r.final) sawFinal = true;
+            read.sharedMemory.writeOutputs(r);
             flowing = call.write(encode({
               error_message: "",
-              infer_response: inferResponseMessage(r, r.final),
+              infer_response: inferResponseMessage(r, r.final, inShm),
             }));
           } finally {
             r.dispose();
@@ -104,6 +119,8 @@ export function modelStreamInfer(ctx: RpcContext): DuplexHandler {
           });
         }
       } catch (e) {
+        // Not submitted: nothing of the request reads the regions.
+        if (!submitted) shm?.release();
         if (controller.signal.aborted) return;
         if (endsOnError) return fail(e);
         call.write({
@@ -114,6 +131,8 @@ export function modelStreamInfer(ctx: RpcContext): DuplexHandler {
             id: message.id,
           },
         });
+      } finally {
+        shm?.releaseOutputs();
       }
     };
     call.on("data", (message) => {

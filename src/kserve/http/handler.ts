@@ -15,7 +15,8 @@ import { errorResponse, responseForError } from "./errors.ts";
 import type { EventStream } from "./event_stream.ts";
 import { generateEndpoint } from "./generate.ts";
 import { inferEndpoint } from "./infer.ts";
-import { cText } from "../json.ts";
+import { cText, parseJson, record, string, unsigned } from "../json.ts";
+import { sharedMemoryOption, type SharedMemoryRegions } from "../shared_memory.ts";
 import { Calls } from "../lifecycle.ts";
 import {
   modelConfig,
@@ -25,9 +26,14 @@ import {
   serverLive,
   serverMetadata,
   serverReady,
+  sharedMemoryRegister,
+  sharedMemoryStatus,
+  sharedMemoryUnregister,
   versionOf,
 } from "../operations.ts";
 import { repositoryAction, repositoryIndexJson } from "./repository.ts";
+import { settingsRoutes } from "./settings.ts";
+import { TraceManager, type TraceServeOptions } from "../trace_manager.ts";
 import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "../restricted.ts";
 
 /** What the handler accepts and who may call what. */
@@ -50,6 +56,14 @@ export interface KServeOptions {
    * `{ "model-repository": { header: "admin-key", value: "…" } }` (Triton's
    * `--http-restricted-api`); the others get 403. Default: everything open. */
   readonly restrictedApis?: RestrictedApis;
+  /** Trace settings (the "trace" extension; `tritonserver`'s `--trace-config`): where the traces
+   * of the sampled inference requests are written, and the initial global settings, which
+   * clients may change (`/v2/trace/setting`). Default: tracing off, no file. */
+  readonly trace?: TraceServeOptions;
+  /** The system shared memory regions clients may register and use (the
+   * `system_shared_memory` extension). Absent: registering is UNSUPPORTED, as in `tritonserver`
+   * without `--allow-client-shm`. Give the same object to `serveGrpc()` to share its regions. */
+  readonly sharedMemory?: SharedMemoryRegions;
 }
 
 /** A fetch-style handler. */
@@ -66,6 +80,8 @@ export interface KServeService {
   /** Ends the event streams still open, each with a last event giving `reason`; their requests
    * are cancelled in Triton. */
   readonly endStreams: (reason: unknown) => void;
+  /** The trace settings and traces; `close()` writes what is left. */
+  readonly traces: TraceManager;
 }
 
 /** @internal Hooks for the runtime adapter. */
@@ -143,8 +159,9 @@ export function kserveService(
   expectRecord(
     "the KServe options",
     options,
-    "{ maxRequestBytes?, maxJsonBytes?, restrictedApis? }",
+    "{ maxRequestBytes?, maxJsonBytes?, restrictedApis?, sharedMemory?, trace? }",
   );
+  const regions = sharedMemoryOption(options.sharedMemory);
   const bodyLimit = sizeLimit(options, "maxRequestBytes", DEFAULT_MAX_REQUEST_BYTES);
   const jsonLimit = sizeLimit(options, "maxJsonBytes", DEFAULT_MAX_JSON_BYTES);
   const limits: RequestLimits = {
@@ -152,6 +169,7 @@ export function kserveService(
     json: jsonLimit.bytes <= bodyLimit.bytes ? jsonLimit : bodyLimit,
   };
   const guard = restrictionGuard(options.restrictedApis);
+  const traces = new TraceManager(options.trace);
   /** Streamed responses and their streams; the streams still open. */
   const streams = new WeakMap<Response, EventStream>();
   const open = new Set<EventStream>();
@@ -190,7 +208,7 @@ export function kserveService(
     "health",
     () => new Response(null, { status: serverReady(server) ? 200 : 400 }),
   );
-  route("GET", ["/v2"], "metadata", () => json(JSON.stringify(serverMetadata(server))));
+  route("GET", ["/v2"], "metadata", () => json(JSON.stringify(serverMetadata(server, regions))));
   const stats = (name: string, v: number) =>
     json(JSON.stringify({ model_stats: modelStatistics(server, name, v) }));
   route("GET", ["/v2/models/stats"], "statistics", () => stats("", -1));
@@ -217,7 +235,7 @@ export function kserveService(
     "POST",
     modelPaths("/infer"),
     "inference",
-    (c) => inferEndpoint(server.model(modelName(c), versionIn(c)), c.req.raw, limits),
+    (c) => inferEndpoint(server.model(modelName(c), versionIn(c)), c.req.raw, limits, regions, traces.sample(modelName(c))),
   );
   const generate = async (c: Context, streaming: boolean): Promise<Response> => {
     const request = c.req.raw;
@@ -262,6 +280,43 @@ export function kserveService(
       },
     );
   }
+  const shm = "/v2/systemsharedmemory";
+  route(
+    "GET",
+    [`${shm}/status`, `${shm}/region/:region/status`],
+    "shared-memory",
+    (c) =>
+      json(JSON.stringify(
+        sharedMemoryStatus(regions, c.req.param("region") ?? "").map((r) => ({
+          name: r.name,
+          key: r.key,
+          offset: r.offset,
+          byte_size: r.byteSize,
+        })),
+      )),
+  );
+  route("POST", [`${shm}/region/:region/register`], "shared-memory", async (c) => {
+    const body = await readBody(c.req.raw, limits.json);
+    const json = record(
+      body.byteLength === 0 ? {} : parseJson(body, "register"),
+      "the register request",
+    );
+    const count = (key: string) =>
+      json[key] === undefined ? undefined : unsigned(json[key], `'${key}'`);
+    sharedMemoryRegister(
+      regions,
+      cText(c.req.param("region")!, "the region name"),
+      json.key === undefined ? undefined : string(json.key, "'key'"),
+      count("offset"),
+      count("byte_size"),
+    );
+    return new Response(null, { status: 200 });
+  });
+  route("POST", [`${shm}/unregister`, `${shm}/region/:region/unregister`], "shared-memory", (c) => {
+    sharedMemoryUnregister(regions, c.req.param("region") ?? "");
+    return new Response(null, { status: 200 });
+  });
+  settingsRoutes(app, guard, server, traces, limits.json);
   route(
     "GET",
     ["/metrics"],
@@ -286,6 +341,7 @@ export function kserveService(
   return {
     fetch,
     active: () => calls.size,
+    traces,
     idle: () => calls.idle(),
     endStreams: (reason) => {
       for (const stream of open) stream.stop(reason);

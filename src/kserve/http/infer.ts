@@ -5,10 +5,13 @@
  * @module
  */
 import type { Model } from "../../model.ts";
+import type { TraceOptions } from "../../trace.ts";
 import { readBody, type RequestLimits, tooLarge } from "./body.ts";
 import { checkOneResponse } from "../inference.ts";
 import { INFERENCE_HEADER, parseInferRequest } from "./infer_request.ts";
 import { inferHttpResponse } from "./infer_response.ts";
+import { inferOneSharing } from "../request_shared_memory.ts";
+import type { SharedMemoryRegions } from "../shared_memory.ts";
 
 /**
  * Answers an inference request: checks the model answers one response per request, reads and
@@ -23,6 +26,8 @@ export async function inferEndpoint(
   model: Model,
   request: Request,
   limits: RequestLimits,
+  regions?: SharedMemoryRegions,
+  trace?: TraceOptions,
 ): Promise<Response> {
   checkOneResponse(model);
   const header = request.headers.get(INFERENCE_HEADER);
@@ -39,12 +44,13 @@ export async function inferEndpoint(
   overJson(Number(request.headers.get("content-length") ?? NaN));
   const body = await readBody(request, header === null ? limits.json : limits.body);
   overJson(body.byteLength);
-  const parsed = parseInferRequest(body, header);
+  const parsed = parseInferRequest(body, header, regions);
+  const shm = parsed.sharedMemory;
   // One response per request: awaited as one promise, without iterating a stream
   // (bench/README.md, "Where a served request's time goes").
-  const response = await model.inferOne({ ...parsed.request, signal: request.signal });
+  const response = await inferOneSharing(model, { ...parsed.request, signal: request.signal, trace }, shm);
   try {
-    return inferHttpResponse(response, parsed.binary);
+    return inferHttpResponse(response, parsed.binary, (output) => shm.isOutput(output));
   } finally {
     response.dispose();
   }

@@ -10,11 +10,13 @@ import type { Tensor } from "../../tensor.ts";
 import { invalid, unsupported } from "../errors.ts";
 import { array, parseJson, record, string, unsigned } from "../json.ts";
 import {
-  checkInputParameters,
+  inputSharedMemory,
   outputOptions,
   type RequestOptions,
   requestParameters,
 } from "../inference.ts";
+import { RequestSharedMemory } from "../request_shared_memory.ts";
+import type { SharedMemoryRegions } from "../shared_memory.ts";
 import { dataType, shapeOf, tensorFromBinary, tensorFromJson } from "../tensor_data.ts";
 
 /** The header that gives the JSON part's length in a binary request or response. */
@@ -27,6 +29,8 @@ export interface ParsedInfer {
   /** Whether an output goes back as binary data (`binary_data` of the output, else the request's
    * `binary_data_output`). */
   readonly binary: (output: string) => boolean;
+  /** The shared memory regions it reads and writes (release them when done). */
+  readonly sharedMemory: RequestSharedMemory;
 }
 
 /** The length of the JSON part: the `Inference-Header-Content-Length` header, else the body's.
@@ -53,13 +57,34 @@ function headerLength(header: string | null, bodyLength: number): number {
 }
 
 /**
- * Parses an inference request body.
+ * Parses an inference request body; inputs in shared memory are read in place from `regions`
+ * (leased until the request is done: release `sharedMemory` of the result, or it is released
+ * here when parsing fails).
  * @param header the `Inference-Header-Content-Length` header (null when absent: all JSON).
  * @throws {TritonError} INVALID_ARG for anything malformed: not JSON, a missing or mistyped
  *   field, data that does not fit its shape and data type, binary sizes past the body or bytes
- *   left over; UNSUPPORTED for shared memory and classification, which this server does not offer.
+ *   left over, a part past its shared memory region; NOT_FOUND for a region not registered;
+ *   UNSUPPORTED for classification, which this server does not offer.
  */
-export function parseInferRequest(body: Uint8Array, header: string | null): ParsedInfer {
+export function parseInferRequest(
+  body: Uint8Array,
+  header: string | null,
+  regions?: SharedMemoryRegions,
+): ParsedInfer {
+  const sharedMemory = new RequestSharedMemory(regions);
+  try {
+    return parse(body, header, sharedMemory);
+  } catch (e) {
+    sharedMemory.release();
+    throw e;
+  }
+}
+
+function parse(
+  body: Uint8Array,
+  header: string | null,
+  sharedMemory: RequestSharedMemory,
+): ParsedInfer {
   const jsonLength = headerLength(header, body.byteLength);
   const json = record(parseJson(body.subarray(0, jsonLength), "inference request"), "the request");
   const options: RequestOptions = {};
@@ -80,16 +105,22 @@ export function parseInferRequest(body: Uint8Array, header: string | null): Pars
     const params = input.parameters === undefined
       ? {}
       : record(input.parameters, `${what} parameters`);
-    checkInputParameters(params, what);
+    const shm = inputSharedMemory(params, what);
     const hasData = input.data !== undefined;
     const hasBinary = params.binary_data_size !== undefined;
-    if (hasData === hasBinary) {
+    const given = [hasData && "'data'", hasBinary && "'binary_data_size'", shm && "a region"]
+      .filter(Boolean);
+    if (given.length !== 1) {
       invalid(
-        `${what} must give exactly one of 'data' and 'binary_data_size' in 'parameters', ` +
-          (hasData ? "not both" : "gives neither"),
+        `${what} must give exactly one of 'data', 'binary_data_size' in 'parameters' and ` +
+          `'shared_memory_region' in 'parameters', ` +
+          (given.length === 0 ? "gives none" : `gives ${given.join(" and ")}`),
       );
     }
-    if (hasBinary) {
+    if (shm) {
+      const bytes = sharedMemory.input(shm);
+      inputs[name] = tensorFromBinary(what, dtype, shape, bytes, "shared_memory_byte_size");
+    } else if (hasBinary) {
       const size = unsigned(params.binary_data_size, `${what} binary_data_size`);
       const left = body.byteLength - at;
       if (size > left) {
@@ -121,8 +152,9 @@ export function parseInferRequest(body: Uint8Array, header: string | null): Pars
       const what = `output '${name}'`;
       requested.push(name);
       if (output.parameters === undefined) continue;
-      const { binary } = outputOptions(record(output.parameters, `${what} parameters`), what);
-      if (binary !== undefined) binaryByName.set(name, binary);
+      const options = outputOptions(record(output.parameters, `${what} parameters`), what);
+      if (options.binary !== undefined) binaryByName.set(name, options.binary);
+      if (options.sharedMemory) sharedMemory.output(name, options.sharedMemory);
     }
   }
   const request: InferRequest = {
@@ -133,5 +165,6 @@ export function parseInferRequest(body: Uint8Array, header: string | null): Pars
   return {
     request,
     binary: (output) => binaryByName.get(output) ?? binaryOutput,
+    sharedMemory,
   };
 }

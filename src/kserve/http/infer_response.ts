@@ -41,12 +41,15 @@ export function parametersJson(params: Readonly<Record<string, ParameterValue>>)
  * `Inference-Header-Content-Length`), then each binary output's bytes in output order. Everything
  * is read (and binary data copied) before this returns: the caller may dispose `response` at once.
  * @param binary whether an output goes back as binary data.
+ * @param inSharedMemory whether an output went to shared memory: it is described (name, data type,
+ *   shape) without its data.
  * @throws {TritonError} the response's error; INVALID_ARG for an FP16/BF16 output asked for as
  *   JSON; UNSUPPORTED for a BYTES response parameter.
  */
 export function inferHttpResponse(
   response: InferResponse,
   binary: (output: string) => boolean,
+  inSharedMemory: (output: string) => boolean = () => false,
 ): Response {
   if (response.error) throw response.error;
   const { name, version } = response.model;
@@ -67,7 +70,9 @@ export function inferHttpResponse(
     json += `${first ? "" : ","}{"name":${JSON.stringify(output)},"datatype":"${tensor.dtype}",` +
       `"shape":[${tensor.shape.join(",")}],`;
     first = false;
-    if (binary(output)) {
+    if (inSharedMemory(output)) {
+      json = json.slice(0, -1) + "}"; // no data: it is in the region
+    } else if (binary(output)) {
       const bytes = tensor.toBytes();
       json += `"parameters":{"binary_data_size":${bytes.byteLength}}}`;
       if (bytes.byteLength > 0) {

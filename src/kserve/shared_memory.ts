@@ -1,0 +1,236 @@
+/**
+ * System shared memory (KServe's `system_shared_memory` extension): regions a local client
+ * registers by name — a POSIX shared memory key, an offset and a size — mapped into this process,
+ * so that inputs are read where the client wrote them and outputs written where it reads them,
+ * without crossing a socket. Served by `serve()` and `serveGrpc()` where they are given a
+ * {@link SharedMemoryRegions} (pass the same one to both to share its regions).
+ *
+ * @module
+ */
+import {
+  type FfiRuntime,
+  mapSharedMemory,
+  SharedMemoryError,
+  type SharedMemoryMapping,
+  unmapSharedMemory,
+} from "../../ffi/mod.ts";
+import { describeValue } from "../arguments.ts";
+import { TritonError } from "../errors.ts";
+import type { Server } from "../server.ts";
+
+/** A registered region as the status calls report it. */
+export interface SharedMemoryRegionStatus {
+  /** The name requests use. */
+  readonly name: string;
+  /** The POSIX shared memory key (`shm_open`'s name). */
+  readonly key: string;
+  /** Where the region starts in the shared memory object, in bytes. */
+  readonly offset: number;
+  /** The region's size in bytes. */
+  readonly byteSize: number;
+}
+
+/** Part of a region held by a request: its bytes stay mapped until {@link release}. */
+export interface SharedMemoryLease {
+  /** The bytes leased (a view of the mapping: read and written in place). */
+  readonly bytes: Uint8Array;
+  /** Gives the bytes back (idempotent); a region unregistered meanwhile is unmapped once no
+   * lease holds it. */
+  release(): void;
+}
+
+/** Keys Triton keeps for its Python backend's own regions. */
+const RESERVED_KEY_PREFIX = "triton_python_backend_shm_region_";
+
+interface Region {
+  readonly status: SharedMemoryRegionStatus;
+  readonly mapping: SharedMemoryMapping;
+  /** The runtime adapter that mapped it (and unmaps it, the server stopped or not). */
+  readonly ffi: FfiRuntime;
+  leases: number;
+  /** Unregistered while leased: unmapped when the last lease ends. */
+  unregistered: boolean;
+}
+
+/** A whole number of bytes >= 0 that a double holds exactly. */
+function byteCount(value: unknown, what: string): number {
+  if (typeof value === "bigint" && value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER)) {
+    return Number(value);
+  }
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new TritonError(
+    "INVALID_ARG",
+    `${what} must be an unsigned integer, not ${describeValue(value)}`,
+  );
+}
+
+/**
+ * The system shared memory regions of a server's front ends (Triton's shared memory manager):
+ * registered, looked up by requests, unregistered. A region a request still reads or writes is
+ * unmapped only once that request is done.
+ * @example
+ * ```ts
+ * import { Server } from "tritonffi";
+ * import { serve, SharedMemoryRegions } from "tritonffi/serve";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * using regions = new SharedMemoryRegions(server);
+ * await using http = await serve(server, { port: 0, sharedMemory: regions });
+ * console.log(regions.status()); // [] until a client registers one
+ * ```
+ */
+export class SharedMemoryRegions implements Disposable {
+  readonly #server: Server;
+  readonly #regions = new Map<string, Region>();
+
+  /** Regions for the front ends of `server` (which maps them through its FFI). */
+  constructor(server: Server) {
+    this.#server = server;
+  }
+
+  /**
+   * Maps `byteSize` bytes at `offset` of the POSIX shared memory object `key` as region `name`.
+   * @throws {TritonError} INVALID_ARG for an empty name, a bad key (only slashes, or Triton's
+   *   reserved prefix), numbers that are no byte counts, a region past the object's end or a
+   *   mapping refused; ALREADY_EXISTS for a name registered; INTERNAL for a key that cannot be
+   *   opened.
+   */
+  register(name: string, key: string, offset: number | bigint, byteSize: number | bigint): void {
+    if (name === "") {
+      throw new TritonError(
+        "INVALID_ARG",
+        "'region name' is necessary to register system shared memory region",
+      );
+    }
+    const stripped = key.replace(/^\/+/, "");
+    if (stripped === "") {
+      throw new TritonError(
+        "INVALID_ARG",
+        `cannot register shared memory region '${name}' - invalid shm key '${key}'`,
+      );
+    }
+    if (stripped.startsWith(RESERVED_KEY_PREFIX)) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `cannot register shared memory region '${name}' with key '${key}' as the key contains ` +
+          `the reserved prefix '${RESERVED_KEY_PREFIX}'`,
+      );
+    }
+    const start = byteCount(offset, "'offset'");
+    const size = byteCount(byteSize, "'byte_size'");
+    if (this.#regions.has(name)) {
+      throw new TritonError("ALREADY_EXISTS", `shared memory region '${name}' already in manager`);
+    }
+    const ffi = this.#server.native().lib.ffi;
+    let mapping: SharedMemoryMapping;
+    try {
+      mapping = mapSharedMemory(ffi, key, start, size);
+    } catch (e) {
+      if (!(e instanceof SharedMemoryError)) throw e;
+      if (e.reason === "open") {
+        throw new TritonError("INTERNAL", `Unable to open shared memory region: '${key}'`);
+      }
+      throw new TritonError(
+        "INVALID_ARG",
+        `failed to register shared memory region '${name}': ` +
+          (e.reason === "size" ? "invalid args" : "unable to process address space"),
+      );
+    }
+    this.#regions.set(name, {
+      status: { name, key, offset: start, byteSize: size },
+      mapping,
+      ffi,
+      leases: 0,
+      unregistered: false,
+    });
+  }
+
+  /**
+   * The regions registered, or the one named.
+   * @throws {TritonError} NOT_FOUND for a name not registered.
+   */
+  status(name = ""): SharedMemoryRegionStatus[] {
+    if (name === "") return [...this.#regions.values()].map((r) => r.status);
+    const region = this.#regions.get(name);
+    if (region === undefined) {
+      throw new TritonError(
+        "NOT_FOUND",
+        `Unable to find system shared memory region: '${name}'`,
+      );
+    }
+    return [region.status];
+  }
+
+  /** Unregisters region `name`, or every region where `name` is "" (a name not registered is
+   * no error). A region leased by a request is unmapped when the request is done. */
+  unregister(name = ""): void {
+    const names = name === "" ? [...this.#regions.keys()] : [name];
+    for (const n of names) {
+      const region = this.#regions.get(n);
+      if (region === undefined) continue;
+      region.unregistered = true;
+      if (region.leases === 0) this.#unmap(n, region);
+    }
+  }
+
+  /**
+   * `byteSize` bytes at `offset` of region `name`, held until the lease is released.
+   * @throws {TritonError} NOT_FOUND for a region not registered; INVALID_ARG for an offset past
+   *   its end or bytes past its end.
+   */
+  lease(name: string, offset: number, byteSize: number): SharedMemoryLease {
+    const region = this.#regions.get(name);
+    if (region === undefined) {
+      throw new TritonError("NOT_FOUND", `Unable to find shared memory region: '${name}'`);
+    }
+    const size = region.status.byteSize;
+    if (offset >= size) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `Invalid offset for shared memory region: '${name}'`,
+      );
+    }
+    if (offset + byteSize > size) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `Invalid offset + byte size for shared memory region: '${name}'`,
+      );
+    }
+    region.leases++;
+    let held = true;
+    return {
+      bytes: region.mapping.bytes.subarray(offset, offset + byteSize),
+      release: () => {
+        if (!held) return;
+        held = false;
+        region.leases--;
+        if (region.leases === 0 && region.unregistered) this.#unmap(name, region);
+      },
+    };
+  }
+
+  /** Unregisters every region (those leased once their requests are done). */
+  close(): void {
+    this.unregister("");
+  }
+
+  /** As {@link close}. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  #unmap(name: string, region: Region): void {
+    if (this.#regions.get(name) === region) this.#regions.delete(name);
+    unmapSharedMemory(region.ffi, region.mapping);
+  }
+}
+
+/** The `sharedMemory` option of the front ends, checked.
+ * @throws {TritonError} INVALID_ARG for anything but a {@link SharedMemoryRegions}. */
+export function sharedMemoryOption(value: unknown): SharedMemoryRegions | undefined {
+  if (value === undefined || value instanceof SharedMemoryRegions) return value;
+  throw new TritonError(
+    "INVALID_ARG",
+    `sharedMemory must be a SharedMemoryRegions, not ${describeValue(value)}`,
+  );
+}

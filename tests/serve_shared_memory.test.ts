@@ -1,0 +1,359 @@
+/**
+ * System shared memory over both front ends: regions registered by a POSIX shared memory key
+ * (here files of /dev/shm, which is what `shm_open` names on Linux), inputs read from them and
+ * outputs written into them, byte-exact; the status and unregister calls; every bound checked
+ * (registration past the object's end, a part past its region, an output larger than its part),
+ * a region unregistered while a request reads it kept until the request is done; the same answers
+ * over HTTP and gRPC (both transports); and off unless the front end is given the regions.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import process from "node:process";
+import { after, before } from "node:test";
+import * as grpc from "@grpc/grpc-js";
+import fc from "fast-check";
+import { test } from "./support/test.ts";
+import type { Server } from "../mod.ts";
+import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
+import { type GrpcService, serveGrpc } from "../grpc.ts";
+import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
+import { idle, startServer } from "./support/env.ts";
+import { int32s, type Msg } from "./support/grpc_requests.ts";
+
+const SHM_DIR = "/dev/shm";
+const KEY = `/tritonffi-test-${process.pid}`;
+const FILE = `${SHM_DIR}${KEY}`;
+const FILE_BYTES = 8192;
+
+let server: Server;
+let regions: SharedMemoryRegions;
+let http: HttpService;
+let plain: HttpService;
+const grpcs: GrpcService[] = [];
+
+const definitions = serviceDefinitions();
+const Client = grpc.makeGenericClientConstructor(definitions.inference, "GRPCInferenceService");
+type GrpcClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+
+before(async () => {
+  if (!existsSync(SHM_DIR)) return;
+  writeFileSync(FILE, new Uint8Array(FILE_BYTES));
+  server = await startServer({ modelControlMode: "explicit", startupModels: ["identity_int32"] });
+  regions = new SharedMemoryRegions(server);
+  http = await serve(server, { port: 0, sharedMemory: regions });
+  plain = await serve(server, { port: 0 });
+  for (const transport of ["grpc-js", "http2"] as const) {
+    grpcs.push(await serveGrpc(server, { port: 0, transport, sharedMemory: regions }));
+  }
+});
+after(async () => {
+  await http?.close();
+  await plain?.close();
+  for (const g of grpcs) await g.close();
+  regions?.close();
+  await server?.stop();
+  rmSync(FILE, { force: true });
+});
+
+/** Skips where there is no /dev/shm (not Linux). */
+function skipped(t: { skip(reason: string): void }): boolean {
+  if (existsSync(SHM_DIR)) return false;
+  t.skip("no /dev/shm: POSIX shared memory as files is Linux's");
+  return true;
+}
+
+async function post(
+  service: HttpService,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
+  const r = await fetch(`${service.url}${path}`, {
+    method: "POST",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, json: text === "" ? undefined : JSON.parse(text) };
+}
+
+function call(client: GrpcClient, rpc: string, message: Msg): Promise<Msg> {
+  return new Promise((resolve, reject) => {
+    client[rpc](message, (e: grpc.ServiceError | null, r: Msg) => (e ? reject(e) : resolve(r)));
+  });
+}
+
+/** Writes `values` as INT32 at `offset` of the shared memory file. */
+function writeInts(offset: number, values: number[]): void {
+  const file = readFileSync(FILE);
+  file.set(int32s(values), offset);
+  writeFileSync(FILE, file);
+}
+
+/** The INT32 values at `offset` of the shared memory file. */
+function readInts(offset: number, count: number): number[] {
+  const file = readFileSync(FILE);
+  return Array.from(
+    new Int32Array(file.buffer.slice(file.byteOffset + offset).slice(0, count * 4)),
+  );
+}
+
+const shmParams = (region: string, byteSize: number, offset?: number) => ({
+  shared_memory_region: region,
+  shared_memory_byte_size: byteSize,
+  ...(offset === undefined ? {} : { shared_memory_offset: offset }),
+});
+
+/** An identity_int32 request over HTTP: its input (16 elements) and output in regions. */
+const httpInfer = (input: Record<string, unknown>, output: Record<string, unknown>) => ({
+  inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, 16], parameters: input }],
+  outputs: [{ name: "OUTPUT0", parameters: output }],
+});
+
+/** The same over gRPC (parameters as InferParameter messages). */
+function grpcInfer(input: Record<string, unknown>, output: Record<string, unknown>): Msg {
+  const params = (p: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(p).map((
+        [k, v],
+      ) => [k, typeof v === "string" ? { string_param: v } : { int64_param: String(v) }]),
+    );
+  return {
+    model_name: "identity_int32",
+    inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, 16], parameters: params(input) }],
+    outputs: [{ name: "OUTPUT0", parameters: params(output) }],
+  };
+}
+
+test("regions registered over HTTP serve inputs and outputs in place, over HTTP and gRPC", async (t) => {
+  if (skipped(t)) return;
+  const values = Array.from({ length: 16 }, (_, i) => i * 1000 - 7);
+  writeInts(0, values);
+  assert.equal(
+    (await post(http, "/v2/systemsharedmemory/region/in/register", {
+      key: KEY,
+      offset: 0,
+      byte_size: 64,
+    })).status,
+    200,
+  );
+  assert.equal(
+    (await post(http, "/v2/systemsharedmemory/region/out/register", {
+      key: KEY,
+      offset: 4096,
+      byte_size: 1024,
+    })).status,
+    200,
+  );
+  const status = await (await fetch(`${http.url}/v2/systemsharedmemory/status`)).json();
+  assert.deepEqual(status, [
+    { name: "in", key: KEY, offset: 0, byte_size: 64 },
+    { name: "out", key: KEY, offset: 4096, byte_size: 1024 },
+  ]);
+  const meta = await (await fetch(`${http.url}/v2`)).json() as { extensions: string[] };
+  assert.ok(meta.extensions.includes("system_shared_memory"));
+  const plainMeta = await (await fetch(`${plain.url}/v2`)).json() as { extensions: string[] };
+  assert.ok(!plainMeta.extensions.includes("system_shared_memory"));
+
+  // HTTP: the output is described without data; its bytes are in the region.
+  const r = await post(
+    http,
+    "/v2/models/identity_int32/infer",
+    httpInfer(shmParams("in", 64), shmParams("out", 64, 128)),
+  );
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  assert.deepEqual((r.json as { outputs: unknown[] }).outputs, [
+    { name: "OUTPUT0", datatype: "INT32", shape: [1, 16] },
+  ]);
+  assert.deepEqual(readInts(4096 + 128, 16), values);
+
+  // gRPC, both transports: the status, then the same inference into another part.
+  for (const [i, service] of grpcs.entries()) {
+    const client = new Client(service.address, grpc.credentials.createInsecure()) as GrpcClient;
+    try {
+      const st = await call(client, "SystemSharedMemoryStatus", { name: "in" });
+      assert.deepEqual(st, {
+        regions: { in: { name: "in", key: KEY, offset: "0", byte_size: "64" } },
+      });
+      writeInts(4096 + 512, new Array(16).fill(0));
+      const res = await call(
+        client,
+        "ModelInfer",
+        grpcInfer(shmParams("in", 64), shmParams("out", 64, 512)),
+      );
+      assert.deepEqual(res.raw_output_contents, [Buffer.alloc(0)], `transport ${i}`);
+      assert.deepEqual(readInts(4096 + 512, 16), values);
+    } finally {
+      client.close();
+    }
+  }
+  await idle(server);
+  assert.equal(
+    (await post(http, "/v2/systemsharedmemory/region/in/unregister")).status,
+    200,
+  );
+  const after = await fetch(`${http.url}/v2/systemsharedmemory/region/in/status`);
+  assert.equal(after.status, 404);
+  assert.deepEqual(await after.json(), {
+    error: "Unable to find system shared memory region: 'in'",
+  });
+  assert.equal((await post(http, "/v2/systemsharedmemory/unregister")).status, 200);
+  assert.deepEqual(regions.status(), []);
+});
+
+test("every bound is checked: registration, parts of regions, outputs larger than their part", async (t) => {
+  if (skipped(t)) return;
+  const reg = (name: string, body: unknown) =>
+    post(http, `/v2/systemsharedmemory/region/${name}/register`, body);
+  // Past the object's end, an unknown key, a name twice, no key.
+  assert.deepEqual(await reg("r", { key: KEY, offset: 8000, byte_size: 200 }), {
+    status: 400,
+    json: { error: "failed to register shared memory region 'r': invalid args" },
+  });
+  assert.deepEqual(await reg("r", { key: "/tritonffi-no-such-key", byte_size: 8 }), {
+    status: 500,
+    json: { error: "Unable to open shared memory region: '/tritonffi-no-such-key'" },
+  });
+  assert.deepEqual(await reg("r", { byte_size: 8 }), {
+    status: 400,
+    json: { error: "Shared memory register request has no 'key' field" },
+  });
+  assert.equal((await reg("r", { key: KEY, offset: 0, byte_size: 64 })).status, 200);
+  assert.deepEqual(await reg("r", { key: KEY, offset: 0, byte_size: 64 }), {
+    status: 400,
+    json: { error: "shared memory region 'r' already in manager" },
+  });
+  assert.equal((await reg("small", { key: KEY, offset: 1000, byte_size: 16 })).status, 200);
+  const infer = (body: unknown) => post(http, "/v2/models/identity_int32/infer", body);
+  // A part past its region, an offset past it, a region not registered.
+  assert.deepEqual(await infer(httpInfer(shmParams("r", 64, 4), {})), {
+    status: 400,
+    json: { error: "Invalid offset + byte size for shared memory region: 'r'" },
+  });
+  assert.deepEqual(await infer(httpInfer(shmParams("r", 4, 64), {})), {
+    status: 400,
+    json: { error: "Invalid offset for shared memory region: 'r'" },
+  });
+  assert.deepEqual(await infer(httpInfer(shmParams("nope", 64), {})), {
+    status: 404,
+    json: { error: "Unable to find shared memory region: 'nope'" },
+  });
+  // A size that does not fit the tensor; an output larger than its part.
+  assert.deepEqual(await infer(httpInfer(shmParams("r", 60), {})), {
+    status: 400,
+    json: {
+      error: "input 'INPUT0': INT32 shape [1, 16] needs 64 bytes, shared_memory_byte_size is 60",
+    },
+  });
+  assert.deepEqual(await infer(httpInfer(shmParams("r", 64), shmParams("small", 16))), {
+    status: 500,
+    json: {
+      error: "shared memory size specified with the request for output 'OUTPUT0' (16 bytes) " +
+        "should be at least 64 bytes to hold the results",
+    },
+  });
+  // Shared memory with binary data, or both data and a region.
+  assert.equal(
+    (await infer(httpInfer(shmParams("r", 64), { ...shmParams("r", 64), binary_data: true })))
+      .status,
+    400,
+  );
+  const both = await infer({
+    inputs: [{
+      name: "INPUT0",
+      datatype: "INT32",
+      shape: [1, 16],
+      data: new Array(16).fill(1),
+      parameters: shmParams("r", 64),
+    }],
+  });
+  assert.equal(both.status, 400);
+  assert.match((both.json as { error: string }).error, /gives 'data' and a region/);
+  assert.equal((await post(http, "/v2/systemsharedmemory/unregister")).status, 200);
+  await idle(server);
+});
+
+test("a region unregistered while a request reads it stays mapped until the request is done", async (t) => {
+  if (skipped(t)) return;
+  const values = Array.from({ length: 16 }, (_, i) => 3 * i);
+  writeInts(0, values);
+  regions.register("held", KEY, 0, 64);
+  const lease = regions.lease("held", 0, 64);
+  regions.unregister("held");
+  // Unregistered, yet leased: still listed, and reads still see its bytes.
+  assert.deepEqual(regions.status("held"), [{ name: "held", key: KEY, offset: 0, byteSize: 64 }]);
+  assert.deepEqual(Array.from(new Int32Array(lease.bytes.slice().buffer)), values);
+  lease.release();
+  assert.throws(() => regions.status("held"), /Unable to find system shared memory region/);
+  // Many requests at once, the region unregistered under them: every answer exact.
+  regions.register("held", KEY, 0, 64);
+  const answers = Array.from(
+    { length: 32 },
+    () => post(http, "/v2/models/identity_int32/infer", httpInfer(shmParams("held", 64), {})),
+  );
+  regions.unregister("held");
+  for (const r of await Promise.all(answers)) {
+    if (r.status === 404) continue; // sent after the unregister
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+  }
+  regions.unregister();
+  await idle(server);
+});
+
+test("without SharedMemoryRegions: registering is UNSUPPORTED, status empty, regions not found", async (t) => {
+  if (skipped(t)) return;
+  const r = await post(plain, "/v2/systemsharedmemory/region/x/register", {
+    key: KEY,
+    byte_size: 8,
+  });
+  assert.equal(r.status, 501);
+  assert.match((r.json as { error: string }).error, /^Client shared memory is disabled/);
+  assert.deepEqual(await (await fetch(`${plain.url}/v2/systemsharedmemory/status`)).json(), []);
+  const inf = await post(
+    plain,
+    "/v2/models/identity_int32/infer",
+    httpInfer(shmParams("x", 64), {}),
+  );
+  assert.equal(inf.status, 404);
+  const bad = () => serve(server, { port: 0, sharedMemory: {} as never });
+  await assert.rejects(bad, /sharedMemory must be a SharedMemoryRegions/);
+});
+
+test("property: any offsets and sizes — exact bytes or a clear error, never a read outside", async (t) => {
+  if (skipped(t)) return;
+  const values = Array.from({ length: 16 }, (_, i) => i + 100);
+  writeInts(2048, values);
+  regions.register("p", KEY, 2048, 256);
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: 300 }),
+        fc.nat({ max: 300 }),
+        async (offset, byteSize) => {
+          const r = await post(
+            http,
+            "/v2/models/identity_int32/infer",
+            httpInfer(shmParams("p", byteSize, offset), {}),
+          );
+          const error = (r.json as { error?: string }).error;
+          if (offset >= 256) {
+            assert.equal(error, "Invalid offset for shared memory region: 'p'");
+          } else if (offset + byteSize > 256) {
+            assert.equal(error, "Invalid offset + byte size for shared memory region: 'p'");
+          } else if (byteSize !== 64) {
+            assert.match(String(error), /needs 64 bytes, shared_memory_byte_size is/);
+          } else {
+            assert.equal(r.status, 200, String(error));
+            const expect = Array.from(
+              new Int32Array(readFileSync(FILE).buffer.slice(2048 + offset, 2048 + offset + 64)),
+            );
+            const out = (r.json as { outputs: { data: number[] }[] }).outputs[0].data;
+            assert.deepEqual(out, expect);
+          }
+        },
+      ),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 60), seed: Number(process.env.FUZZ_SEED ?? 7) },
+    );
+  } finally {
+    regions.unregister("p");
+    await idle(server);
+  }
+});

@@ -1,0 +1,106 @@
+/**
+ * System shared memory as users use it, with Triton's own clients: `tritonclient.http` and
+ * `.grpc` with `tritonclient.utils.shared_memory` (create, register, infer with the input and the
+ * output in regions, byte-exact, status, unregister), and `perf_analyzer --shared-memory system`
+ * on both protocols, against `serve()` and `serveGrpc()` sharing one `SharedMemoryRegions`.
+ * Skipped, with the reason, where the clients are not installed (CI): `pip install
+ * tritonclient[all]` and perf_analyzer (Triton's SDK container) bring them.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { after, before } from "node:test";
+import { env } from "../ffi/runtime.ts";
+import { type GrpcService, serveGrpc } from "../grpc.ts";
+import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
+import type { Server } from "../mod.ts";
+import { test } from "./support/test.ts";
+import { idle, startServer } from "./support/env.ts";
+import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
+
+const script = supportScript("tritonclient_shm_check.py");
+const skipHttp = await skipUnlessImportable("tritonclient.utils.shared_memory");
+const perfAnalyzer = env("PERF_ANALYZER");
+const skipPerf = perfAnalyzer ? false : "PERF_ANALYZER is not set (Triton's perf_analyzer)";
+
+let server: Server | undefined;
+let regions: SharedMemoryRegions | undefined;
+let http: HttpService | undefined;
+let grpcService: GrpcService | undefined;
+before(async () => {
+  if (skipHttp && skipPerf) return;
+  server = await startServer({ modelControlMode: "explicit", startupModels: ["identity_int32"] });
+  regions = new SharedMemoryRegions(server);
+  http = await serve(server, { port: 0, sharedMemory: regions });
+  grpcService = await serveGrpc(server, { port: 0, sharedMemory: regions });
+});
+after(async () => {
+  await http?.close();
+  await grpcService?.close();
+  regions?.close();
+  await server?.stop();
+});
+
+for (const protocol of ["http", "grpc"] as const) {
+  test(
+    `tritonclient.${protocol} with tritonclient.utils.shared_memory: inputs and outputs in regions`,
+    {
+      skip: skipHttp,
+    },
+    async () => {
+      const address = protocol === "http" ? `127.0.0.1:${http!.port}` : grpcService!.address;
+      const { code, output } = await runPython([script, protocol, address]);
+      assert.equal(code, 0, output);
+      assert.match(output, new RegExp(`tritonclient\\.${protocol} shared memory: 20 inferences`));
+      assert.deepEqual(regions!.status(), []);
+      await idle(server!);
+    },
+  );
+}
+
+/** Runs perf_analyzer with `args`; resolves with its exit code and output. */
+function runPerfAnalyzer(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    let output = "";
+    const child = spawn(perfAnalyzer!, args);
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("error", (e) => resolve({ code: null, output: String(e) }));
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+for (const protocol of ["http", "grpc"] as const) {
+  test(`perf_analyzer -i ${protocol} --shared-memory system: every request through regions`, {
+    skip: skipPerf,
+    timeout: 300_000,
+  }, async () => {
+    const url = protocol === "http" ? `127.0.0.1:${http!.port}` : grpcService!.address;
+    const model = server!.model("identity_int32");
+    const before = model.statistics().inference_stats.success.count;
+    const { code, output } = await runPerfAnalyzer([
+      "-m",
+      "identity_int32",
+      "-u",
+      url,
+      "-i",
+      protocol,
+      "--shared-memory",
+      "system",
+      "--output-shared-memory-size",
+      "4096",
+      "--shape",
+      "INPUT0:16",
+      "--concurrency-range",
+      "4",
+      "--request-count",
+      "200",
+    ]);
+    assert.equal(code, 0, output);
+    assert.match(output, /Throughput: [\d.]+ infer\/sec/);
+    const served = model.statistics().inference_stats.success.count - before;
+    assert.ok(served >= 200, `${served} inferences served`);
+    // perf_analyzer unregisters its regions when done.
+    assert.deepEqual(regions!.status(), []);
+    await idle(server!);
+  });
+}

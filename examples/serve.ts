@@ -9,7 +9,9 @@
  * Environment: `MODEL_REPOSITORY` (default tests/models), `PORT` (default 8000), `GRPC_PORT`
  * (default 8001), `HOST` (default
  * 127.0.0.1; 0.0.0.0 in a container), `ADMIN_KEY` (when set, the model repository endpoints need
- * the header `admin-key: $ADMIN_KEY`). Every model of the repository is loaded at start.
+ * the header `admin-key: $ADMIN_KEY`), `ALLOW_CLIENT_SHM=1` (clients may register system shared
+ * memory regions, as `tritonserver --allow-client-shm=true`). Every model of the repository is
+ * loaded at start.
  *
  * ```sh
  * curl localhost:8000/v2/health/ready
@@ -21,7 +23,7 @@
  */
 import process from "node:process";
 import { Server } from "../mod.ts";
-import { type RestrictedApis, serve } from "../serve.ts";
+import { type RestrictedApis, serve, SharedMemoryRegions } from "../serve.ts";
 import { serveGrpc } from "../grpc.ts";
 
 const repository = process.env.MODEL_REPOSITORY ??
@@ -40,8 +42,12 @@ const server = await new Server({
   startupModels: ["*"],
   log: { info: false },
 }).start();
-const http = await serve(server, { hostname, port, restrictedApis });
-const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis });
+// One set of regions for both front ends: a region registered over HTTP serves gRPC requests too.
+const sharedMemory = process.env.ALLOW_CLIENT_SHM === "1"
+  ? new SharedMemoryRegions(server)
+  : undefined;
+const http = await serve(server, { hostname, port, restrictedApis, sharedMemory });
+const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis, sharedMemory });
 console.log(
   `KServe v2 on ${http.url} and gRPC ${grpc.address} (${http.runtime}), model repository ` +
     repository,
@@ -53,6 +59,7 @@ const stop = async (signal: string) => {
   stopping = true;
   console.log(`${signal}: finishing the requests in flight (event streams get 20 s)`);
   await Promise.all([http.close({ timeoutMs: 20_000 }), grpc.close({ timeoutMs: 20_000 })]);
+  sharedMemory?.close();
   await server.stop();
   process.exit(0);
 };

@@ -11,8 +11,9 @@ import { errorResponse } from "./http/errors.ts";
  * Endpoint categories, Triton's names: `health` (`/v2/health/*`, `.../ready`), `metadata` (`/v2`,
  * `/v2/models/{name}`), `inference` (`infer`, `generate`, `generate_stream`), `model-config`
  * (`.../config`), `model-repository` (`/v2/repository/*`: index, load, unload), `statistics`
- * (`.../stats`); and `metrics` (`/metrics`, which Triton serves on a port of its own). Triton's
- * `shared-memory`, `trace` and `logging` are accepted too; this server has no endpoint in them.
+ * (`.../stats`), `shared-memory` (`/v2/systemsharedmemory/*`), `trace` (`.../trace/setting`),
+ * `logging` (`/v2/logging`); and `metrics` (`/metrics`, which Triton serves on a port of its
+ * own).
  */
 export type RestrictedCategory =
   | "health"

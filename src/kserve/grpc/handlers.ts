@@ -184,7 +184,11 @@ export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
       const target = server.model(message.model_name, versionOf(message.model_version));
       checkOneResponse(target);
       const { request, sharedMemory: shm } = readInferRequest(message, ctx.regions);
-      const response = await inferOneSharing(target, { ...request, signal, trace: ctx.traces.sample(message.model_name) }, shm);
+      const response = await inferOneSharing(target, {
+        ...request,
+        signal,
+        trace: ctx.traces.sample(message.model_name),
+      }, shm);
       try {
         // Encoded while held: its outputs may view Triton's buffers until it is disposed.
         return encodeInferResponse(

@@ -28,8 +28,6 @@ service GRPCInferenceService {
   rpc RepositoryModelUnload(RepositoryModelUnloadRequest) returns (RepositoryModelUnloadResponse);
   rpc LogSettings(LogSettingsRequest) returns (LogSettingsResponse);
   rpc TraceSetting(TraceSettingRequest) returns (TraceSettingResponse);
-  rpc LogSettings(LogSettingsRequest) returns (LogSettingsResponse);
-  rpc TraceSetting(TraceSettingRequest) returns (TraceSettingResponse);
   rpc SystemSharedMemoryStatus(SystemSharedMemoryStatusRequest)
     returns (SystemSharedMemoryStatusResponse);
   rpc SystemSharedMemoryRegister(SystemSharedMemoryRegisterRequest)
@@ -196,36 +194,6 @@ message RepositoryModelUnloadRequest {
   map<string, ModelRepositoryParameter> parameters = 3;
 }
 message RepositoryModelUnloadResponse {}
-
-message LogSettingsRequest {
-  message SettingValue {
-    oneof parameter_choice {
-      bool bool_param = 1;
-      uint32 uint32_param = 2;
-      string string_param = 3;
-    }
-  }
-  map<string, SettingValue> settings = 1;
-}
-message LogSettingsResponse {
-  message SettingValue {
-    oneof parameter_choice {
-      bool bool_param = 1;
-      uint32 uint32_param = 2;
-      string string_param = 3;
-    }
-  }
-  map<string, SettingValue> settings = 1;
-}
-message TraceSettingRequest {
-  message SettingValue { repeated string value = 1; }
-  map<string, SettingValue> settings = 1;
-  string model_name = 2;
-}
-message TraceSettingResponse {
-  message SettingValue { repeated string value = 1; }
-  map<string, SettingValue> settings = 1;
-}
 
 message LogSettingsRequest {
   message SettingValue {

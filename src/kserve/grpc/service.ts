@@ -160,7 +160,7 @@ export async function serveGrpc(
         return values.length > 0 ? String(values[0]) : null;
       }),
     root: protocolRoot(),
-    traces: new TraceManager(options.trace),
+    traces: new TraceManager(server, options.trace),
     regions: sharedMemoryOption(options.sharedMemory),
   };
   const definitions = serviceDefinitions(ctx.root);

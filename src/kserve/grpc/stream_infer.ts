@@ -84,7 +84,11 @@ export function modelStreamInfer(ctx: RpcContext): DuplexHandler {
         const { request, emptyFinal } = read;
         shm = read.sharedMemory;
         const model = server.model(message.model_name, versionOf(message.model_version));
-        const responses = model.infer({ ...request, signal: controller.signal, trace: ctx.traces.sample(message.model_name) });
+        const responses = model.infer({
+          ...request,
+          signal: controller.signal,
+          trace: ctx.traces.sample(message.model_name),
+        });
         submitted = true;
         if (shm.used) {
           // The inputs are read by Triton until it releases the request.

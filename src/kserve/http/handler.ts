@@ -169,7 +169,7 @@ export function kserveService(
     json: jsonLimit.bytes <= bodyLimit.bytes ? jsonLimit : bodyLimit,
   };
   const guard = restrictionGuard(options.restrictedApis);
-  const traces = new TraceManager(options.trace);
+  const traces = new TraceManager(server, options.trace);
   /** Streamed responses and their streams; the streams still open. */
   const streams = new WeakMap<Response, EventStream>();
   const open = new Set<EventStream>();
@@ -235,7 +235,14 @@ export function kserveService(
     "POST",
     modelPaths("/infer"),
     "inference",
-    (c) => inferEndpoint(server.model(modelName(c), versionIn(c)), c.req.raw, limits, regions, traces.sample(modelName(c))),
+    (c) =>
+      inferEndpoint(
+        server.model(modelName(c), versionIn(c)),
+        c.req.raw,
+        limits,
+        regions,
+        traces.sample(modelName(c)),
+      ),
   );
   const generate = async (c: Context, streaming: boolean): Promise<Response> => {
     const request = c.req.raw;

@@ -48,7 +48,11 @@ export async function inferEndpoint(
   const shm = parsed.sharedMemory;
   // One response per request: awaited as one promise, without iterating a stream
   // (bench/README.md, "Where a served request's time goes").
-  const response = await inferOneSharing(model, { ...parsed.request, signal: request.signal, trace }, shm);
+  const response = await inferOneSharing(model, {
+    ...parsed.request,
+    signal: request.signal,
+    trace,
+  }, shm);
   try {
     return inferHttpResponse(response, parsed.binary, (output) => shm.isOutput(output));
   } finally {

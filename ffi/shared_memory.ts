@@ -6,10 +6,11 @@
  * @module
  */
 import { LIBC_PATH } from "./libc.ts";
+import { os } from "./os.ts";
 import type { SymbolDef } from "./symbols.ts";
 import type { FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
-/** The libc functions used here. */
+/** The libc functions used here beside `mmap` and `munmap` (`os.ts`). */
 export const sharedMemorySymbols = {
   shm_open: {
     parameters: [
@@ -32,26 +33,6 @@ export const sharedMemorySymbols = {
   close: {
     parameters: [
       "i32", // int fd
-    ],
-    result: "i32", // int
-    since: 0,
-  },
-  mmap: {
-    parameters: [
-      "ptr", // void* addr
-      "usize", // size_t length
-      "i32", // int prot
-      "i32", // int flags
-      "i32", // int fd
-      "i64", // off_t offset
-    ],
-    result: "ptr", // void*
-    since: 0,
-  },
-  munmap: {
-    parameters: [
-      "ptr", // void* addr
-      "usize", // size_t length
     ],
     result: "i32", // int
     since: 0,
@@ -124,7 +105,14 @@ export function mapSharedMemory(
     // mmap's offset must be page-aligned: map from the page holding `offset`.
     const skip = offset % PAGE;
     const length = skip + byteSize;
-    const base = sync.mmap(ffi.NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset - skip);
+    const base = os(ffi).sync.mmap(
+      ffi.NULL,
+      length,
+      PROT_READ | PROT_WRITE,
+      MAP_SHARED,
+      fd,
+      offset - skip,
+    );
     if (ffi.isNull(base) || ffi.address(base) >= 2 ** 63) {
       throw new SharedMemoryError("map", `mmap of shared memory '${key}' failed`);
     }
@@ -136,5 +124,5 @@ export function mapSharedMemory(
 
 /** Unmaps a region mapped by {@link mapSharedMemory}; its bytes must not be touched after. */
 export function unmapSharedMemory(ffi: FfiRuntime, mapping: SharedMemoryMapping): void {
-  libc(ffi).sync.munmap(mapping.base, mapping.length);
+  os(ffi).sync.munmap(mapping.base, mapping.length);
 }

@@ -13,23 +13,20 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
 import { Buffer } from "node:buffer";
-import { env } from "../ffi/runtime.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { test } from "./support/test.ts";
 import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
+import { runPerfAnalyzer, skipPerf } from "./support/perf_analyzer.ts";
 import { type Serving, settled, startServing, stopServing } from "./support/serve.ts";
 
 const script = supportScript("tritonclient_large_check.py");
 const skipHttp = await skipUnlessImportable("tritonclient.http");
 const skipGrpc = await skipUnlessImportable("tritonclient.grpc");
-const perfAnalyzer = env("PERF_ANALYZER");
-const skipPerf = perfAnalyzer ? false : "PERF_ANALYZER is not set (Triton's perf_analyzer)";
 
 let s: Serving | undefined;
 let grpcService: GrpcService | undefined;
@@ -65,18 +62,6 @@ for (const [protocol, skip] of [["http", skipHttp], ["grpc", skipGrpc]] as const
     assert.equal(code, 0, output);
     assert.match(output, new RegExp(`tritonclient\\.${protocol} at real sizes: all 11 checks`));
     await settledBoth();
-  });
-}
-
-/** Runs perf_analyzer with `args`; resolves with its exit code and output. */
-function runPerfAnalyzer(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    let output = "";
-    const child = spawn(perfAnalyzer!, args);
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    child.on("error", (e) => resolve({ code: null, output: String(e) }));
-    child.on("close", (code) => resolve({ code, output }));
   });
 }
 

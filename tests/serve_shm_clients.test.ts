@@ -7,20 +7,17 @@
  * tritonclient[all]` and perf_analyzer (Triton's SDK container) bring them.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, before } from "node:test";
-import { env } from "../ffi/runtime.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import type { Server } from "../mod.ts";
 import { test } from "./support/test.ts";
 import { idle, startServer } from "./support/env.ts";
 import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
+import { runPerfAnalyzer, skipPerf } from "./support/perf_analyzer.ts";
 
 const script = supportScript("tritonclient_shm_check.py");
 const skipHttp = await skipUnlessImportable("tritonclient.utils.shared_memory");
-const perfAnalyzer = env("PERF_ANALYZER");
-const skipPerf = perfAnalyzer ? false : "PERF_ANALYZER is not set (Triton's perf_analyzer)";
 
 let server: Server | undefined;
 let regions: SharedMemoryRegions | undefined;
@@ -55,18 +52,6 @@ for (const protocol of ["http", "grpc"] as const) {
       await idle(server!);
     },
   );
-}
-
-/** Runs perf_analyzer with `args`; resolves with its exit code and output. */
-function runPerfAnalyzer(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    let output = "";
-    const child = spawn(perfAnalyzer!, args);
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    child.on("error", (e) => resolve({ code: null, output: String(e) }));
-    child.on("close", (code) => resolve({ code, output }));
-  });
 }
 
 for (const protocol of ["http", "grpc"] as const) {

@@ -4,10 +4,12 @@
  * outputs written into them, byte-exact; the status and unregister calls; every bound checked
  * (registration past the object's end, a part past its region, an output larger than its part),
  * a region unregistered while a request reads it kept until the request is done; the same answers
- * over HTTP and gRPC (both transports); and off unless the front end is given the regions.
+ * over HTTP and gRPC (both transports); and off unless the front end is given the regions. The
+ * test makes and reads the object through `truncate` and a registry of its own (Deno asks for all
+ * permissions to touch /dev/shm as a file).
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
@@ -20,13 +22,14 @@ import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
 import { idle, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 
-const SHM_DIR = "/dev/shm";
 const KEY = `/tritonffi-test-${process.pid}`;
-const FILE = `${SHM_DIR}${KEY}`;
+const FILE = `/dev/shm${KEY}`;
 const FILE_BYTES = 8192;
 
 let server: Server;
 let regions: SharedMemoryRegions;
+/** The test's own view of the whole object (a registry the front ends do not see). */
+let probe: SharedMemoryRegions;
 let http: HttpService;
 let plain: HttpService;
 const grpcs: GrpcService[] = [];
@@ -35,11 +38,16 @@ const definitions = serviceDefinitions();
 const Client = grpc.makeGenericClientConstructor(definitions.inference, "GRPCInferenceService");
 type GrpcClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 
+const LINUX = process.platform === "linux";
+
 before(async () => {
-  if (!existsSync(SHM_DIR)) return;
-  writeFileSync(FILE, new Uint8Array(FILE_BYTES));
+  if (!LINUX) return;
+  const made = spawnSync("truncate", ["-s", String(FILE_BYTES), FILE]);
+  assert.equal(made.status, 0, `truncate: ${made.stderr}`);
   server = await startServer({ modelControlMode: "explicit", startupModels: ["identity_int32"] });
   regions = new SharedMemoryRegions(server);
+  probe = new SharedMemoryRegions(server);
+  probe.register("whole", KEY, 0, FILE_BYTES);
   http = await serve(server, { port: 0, sharedMemory: regions });
   plain = await serve(server, { port: 0 });
   for (const transport of ["grpc-js", "http2"] as const) {
@@ -51,14 +59,15 @@ after(async () => {
   await plain?.close();
   for (const g of grpcs) await g.close();
   regions?.close();
+  probe?.close();
   await server?.stop();
-  rmSync(FILE, { force: true });
+  if (LINUX) spawnSync("rm", ["-f", FILE]);
 });
 
-/** Skips where there is no /dev/shm (not Linux). */
+/** Skips where POSIX shared memory is not files of /dev/shm (not Linux). */
 function skipped(t: { skip(reason: string): void }): boolean {
-  if (existsSync(SHM_DIR)) return false;
-  t.skip("no /dev/shm: POSIX shared memory as files is Linux's");
+  if (LINUX) return false;
+  t.skip("not Linux: the test makes its shared memory object as a file of /dev/shm");
   return true;
 }
 
@@ -81,19 +90,24 @@ function call(client: GrpcClient, rpc: string, message: Msg): Promise<Msg> {
   });
 }
 
-/** Writes `values` as INT32 at `offset` of the shared memory file. */
-function writeInts(offset: number, values: number[]): void {
-  const file = readFileSync(FILE);
-  file.set(int32s(values), offset);
-  writeFileSync(FILE, file);
+/** `count` bytes at `offset` of the shared memory object, a copy. */
+function readBytes(offset: number, count: number): Uint8Array {
+  const lease = probe.lease("whole", offset, count);
+  const copy = lease.bytes.slice();
+  lease.release();
+  return copy;
 }
 
-/** The INT32 values at `offset` of the shared memory file. */
+/** Writes `values` as INT32 at `offset` of the shared memory object. */
+function writeInts(offset: number, values: number[]): void {
+  const lease = probe.lease("whole", offset, values.length * 4);
+  lease.bytes.set(int32s(values));
+  lease.release();
+}
+
+/** The INT32 values at `offset` of the shared memory object. */
 function readInts(offset: number, count: number): number[] {
-  const file = readFileSync(FILE);
-  return Array.from(
-    new Int32Array(file.buffer.slice(file.byteOffset + offset).slice(0, count * 4)),
-  );
+  return Array.from(new Int32Array(readBytes(offset, count * 4).buffer));
 }
 
 const shmParams = (region: string, byteSize: number, offset?: number) => ({
@@ -343,7 +357,7 @@ test("property: any offsets and sizes — exact bytes or a clear error, never a 
           } else {
             assert.equal(r.status, 200, String(error));
             const expect = Array.from(
-              new Int32Array(readFileSync(FILE).buffer.slice(2048 + offset, 2048 + offset + 64)),
+              new Int32Array(readBytes(2048 + offset, 64).buffer),
             );
             const out = (r.json as { outputs: { data: number[] }[] }).outputs[0].data;
             assert.deepEqual(out, expect);

@@ -7,6 +7,7 @@
  */
 import { HttpError } from "./errors.ts";
 import { invalid } from "../errors.ts";
+import { type JsonRecord, parseJson, record } from "../json.ts";
 
 const EMPTY = new Uint8Array(0);
 
@@ -90,4 +91,19 @@ export async function readBody(request: Request, limit: SizeLimit): Promise<Uint
     at += c.byteLength;
   }
   return out;
+}
+
+/**
+ * A request body that is one JSON object (an empty body is an empty object), read under `limit`.
+ * @param what names the document in error messages (`"load model"`: "the load model request").
+ * @throws {TritonError} INVALID_ARG for a body that is not JSON or no object; as {@link readBody}.
+ * @throws {HttpError} 413 as {@link readBody}.
+ */
+export async function readJsonObject(
+  request: Request,
+  limit: SizeLimit,
+  what: string,
+): Promise<JsonRecord> {
+  const bytes = await readBody(request, limit);
+  return bytes.byteLength === 0 ? {} : record(parseJson(bytes, what), `the ${what} request`);
 }

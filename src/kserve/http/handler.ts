@@ -10,12 +10,12 @@ import { describeValue, expectRecord } from "../../arguments.ts";
 import { type Context, Hono } from "hono";
 import type { Server } from "../../server.ts";
 import { TritonError } from "../../errors.ts";
-import { readBody, type RequestLimits, type SizeLimit } from "./body.ts";
+import { readJsonObject, type RequestLimits, type SizeLimit } from "./body.ts";
 import { errorResponse, responseForError } from "./errors.ts";
 import type { EventStream } from "./event_stream.ts";
 import { generateEndpoint } from "./generate.ts";
 import { inferEndpoint } from "./infer.ts";
-import { cText, parseJson, record, string, unsigned } from "../json.ts";
+import { cText, string, unsigned } from "../json.ts";
 import { sharedMemoryOption, type SharedMemoryRegions } from "../shared_memory.ts";
 import { Calls } from "../lifecycle.ts";
 import {
@@ -65,6 +65,18 @@ export interface KServeOptions {
    * without `--allow-client-shm`. Give the same object to `serveGrpc()` to share its regions. */
   readonly sharedMemory?: SharedMemoryRegions;
 }
+
+/** An HTTP method the routes answer. */
+export type Method = "GET" | "POST";
+
+/** @internal Registers `handler` for `method` (one or several) on each path, behind the
+ * restriction of `category`; another method there is 405. */
+export type Route = (
+  method: Method | readonly Method[],
+  paths: readonly string[],
+  category: RestrictedCategory,
+  handler: (c: Context) => Response | Promise<Response>,
+) => void;
 
 /** A fetch-style handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -180,15 +192,10 @@ export function kserveService(
   app.notFound(() => errorResponse(404, "Not Found"));
   const notAllowed = () => errorResponse(405, "Method Not Allowed");
 
-  /** Registers `handler` for `method` on each path (and 405 for the other methods there). */
-  const route = (
-    method: "GET" | "POST",
-    paths: readonly string[],
-    category: RestrictedCategory,
-    handler: (c: Context) => Response | Promise<Response>,
-  ): void => {
+  const route: Route = (method, paths, category, handler) => {
+    const methods: string[] = typeof method === "string" ? [method] : [...method];
     for (const path of paths) {
-      app.on(method, path, (c) => guard(category, c.req.raw) ?? handler(c));
+      app.on(methods, path, (c) => guard(category, c.req.raw) ?? handler(c));
       app.all(path, notAllowed);
     }
   };
@@ -267,7 +274,7 @@ export function kserveService(
       json(
         repositoryIndexJson(
           server,
-          await readBody(c.req.raw, limits.json),
+          await readJsonObject(c.req.raw, limits.json, "repository index"),
           c.req.param("repository"),
         ),
       ),
@@ -281,7 +288,7 @@ export function kserveService(
       ],
       "model-repository",
       async (c) => {
-        const body = await readBody(c.req.raw, limits.json);
+        const body = await readJsonObject(c.req.raw, limits.json, `${action} model`);
         await repositoryAction(server, action, modelName(c), body, c.req.param("repository"));
         return new Response(null, { status: 200 });
       },
@@ -303,11 +310,7 @@ export function kserveService(
       )),
   );
   route("POST", [`${shm}/region/:region/register`], "shared-memory", async (c) => {
-    const body = await readBody(c.req.raw, limits.json);
-    const json = record(
-      body.byteLength === 0 ? {} : parseJson(body, "register"),
-      "the register request",
-    );
+    const json = await readJsonObject(c.req.raw, limits.json, "register");
     const count = (key: string) =>
       json[key] === undefined ? undefined : unsigned(json[key], `'${key}'`);
     sharedMemoryRegister(
@@ -323,7 +326,7 @@ export function kserveService(
     sharedMemoryUnregister(regions, c.req.param("region") ?? "");
     return new Response(null, { status: 200 });
   });
-  settingsRoutes(app, guard, server, traces, limits.json);
+  settingsRoutes(route, server, traces, limits.json);
   route(
     "GET",
     ["/metrics"],

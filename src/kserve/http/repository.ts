@@ -8,18 +8,13 @@
 import type { Server } from "../../server.ts";
 import { invalid } from "../errors.ts";
 import { parameterValue } from "../inference.ts";
-import { boolean, type Json, parseJson, record } from "../json.ts";
+import { boolean, type JsonRecord, record } from "../json.ts";
 import {
   type CallParameter,
   repositoryIndex,
   repositoryLoad,
   repositoryUnload,
 } from "../operations.ts";
-
-/** The request JSON of a repository endpoint; an empty body is an empty object. */
-function body(bytes: Uint8Array, what: string): Record<string, Json> {
-  return bytes.byteLength === 0 ? {} : record(parseJson(bytes, what), `the ${what} request`);
-}
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -36,7 +31,7 @@ export function decodeBase64(text: string, what: string): Uint8Array {
 
 /** A body's `parameters`: strings, numbers and booleans; a `file:` parameter's base64 text is
  * the file's bytes. */
-function parameters(json: Record<string, Json>): Record<string, CallParameter> {
+function parameters(json: JsonRecord): Record<string, CallParameter> {
   const out: Record<string, CallParameter> = {};
   if (json.parameters === undefined) return out;
   for (const [key, raw] of Object.entries(record(json.parameters, "'parameters'"))) {
@@ -57,10 +52,9 @@ function parameters(json: Record<string, Json>): Record<string, CallParameter> {
  */
 export function repositoryIndexJson(
   server: Server,
-  bytes: Uint8Array,
+  json: JsonRecord,
   repository: string | undefined,
 ): string {
-  const json = body(bytes, "repository index");
   const readyOnly = json.ready === undefined ? false : boolean(json.ready, "'ready'");
   return JSON.stringify(
     repositoryIndex(server, readyOnly, repository).map((m) => ({
@@ -73,7 +67,7 @@ export function repositoryIndexJson(
 }
 
 /**
- * Loads or unloads a model. Body (optional): `{ "parameters": { ... } }`: for a load `config`
+ * Loads or unloads a model. Body (`json`, the request's JSON; optional): `{ "parameters": { ... } }`: for a load `config`
  * (the model configuration as JSON text) and `file:<path>` (base64 file content); for an unload
  * `unload_dependents` (boolean).
  * @throws {TritonError} INVALID_ARG for a malformed body; as {@link repositoryLoad} and
@@ -83,10 +77,10 @@ export async function repositoryAction(
   server: Server,
   action: "load" | "unload",
   name: string,
-  bytes: Uint8Array,
+  json: JsonRecord,
   repository: string | undefined,
 ): Promise<void> {
-  const params = parameters(body(bytes, `${action} model`));
+  const params = parameters(json);
   if (action === "load") await repositoryLoad(server, name, params, repository);
   else await repositoryUnload(server, name, params, repository);
 }

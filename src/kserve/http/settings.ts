@@ -6,13 +6,12 @@
  *
  * @module
  */
-import type { Context, Hono } from "hono";
+import type { Context } from "hono";
 import type { Server } from "../../server.ts";
-import { readBody, type SizeLimit } from "./body.ts";
-import { errorResponse } from "./errors.ts";
+import { readJsonObject, type SizeLimit } from "./body.ts";
 import { invalid } from "../errors.ts";
-import { cText, describe, type Json, parseJson, record } from "../json.ts";
-import type { RestrictedCategory } from "../restricted.ts";
+import { cText, describe, type Json } from "../json.ts";
+import type { Route } from "./handler.ts";
 import {
   logSettings,
   type LogSettingValue,
@@ -22,16 +21,6 @@ import {
   updateTraceSettings,
 } from "../settings.ts";
 import type { TraceManager } from "../trace_manager.ts";
-
-/** A POST body: an object, an empty body an empty one. */
-async function body(
-  request: Request,
-  limit: SizeLimit,
-  what: string,
-): Promise<Record<string, Json>> {
-  const bytes = await readBody(request, limit);
-  return bytes.byteLength === 0 ? {} : record(parseJson(bytes, what), `the ${what} request`);
-}
 
 /** A log setting's JSON value as the plain value (objects and arrays refused, naming it). */
 function logValue(name: string, value: Json): LogSettingValue {
@@ -59,28 +48,18 @@ function traceJson(settings: Record<string, string[]>): Record<string, string | 
 const JSON_TYPE = { "content-type": "application/json" };
 const json = (value: unknown) => new Response(JSON.stringify(value), { headers: JSON_TYPE });
 
-/**
- * Registers the routes on `app`, each behind `guard` ("logging", "trace"); another method is 405.
- */
+/** Registers the routes with `route` (GET and POST each; "logging" and "trace"). */
 export function settingsRoutes(
-  app: Hono,
-  guard: (category: RestrictedCategory, request: Request) => Response | undefined,
+  route: Route,
   server: Server,
   traces: TraceManager,
   limit: SizeLimit,
 ): void {
-  const route = (
-    path: string,
-    category: RestrictedCategory,
-    handler: (c: Context) => Response | Promise<Response>,
-  ) => {
-    app.on(["GET", "POST"], path, (c) => guard(category, c.req.raw) ?? handler(c));
-    app.all(path, () => errorResponse(405, "Method Not Allowed"));
-  };
-  route("/v2/logging", "logging", async (c) => {
+  const both = ["GET", "POST"] as const;
+  route(both, ["/v2/logging"], "logging", async (c) => {
     if (c.req.method === "GET") return json(logSettings(server));
     const update: Record<string, LogSettingValue> = {};
-    for (const [k, v] of Object.entries(await body(c.req.raw, limit, "log settings"))) {
+    for (const [k, v] of Object.entries(await readJsonObject(c.req.raw, limit, "log settings"))) {
       update[k] = logValue(k, v);
     }
     return json(updateLogSettings(server, update));
@@ -88,14 +67,15 @@ export function settingsRoutes(
   const trace = async (c: Context, model: string) => {
     if (c.req.method === "GET") return json(traceJson(traceSettingsOf(server, traces, model)));
     const update: Record<string, TraceSettingValue> = {};
-    for (const [k, v] of Object.entries(await body(c.req.raw, limit, "trace settings"))) {
+    for (const [k, v] of Object.entries(await readJsonObject(c.req.raw, limit, "trace settings"))) {
       update[k] = traceValue(k, v);
     }
     return json(traceJson(updateTraceSettings(server, traces, model, update)));
   };
-  route("/v2/trace/setting", "trace", (c) => trace(c, ""));
+  route(both, ["/v2/trace/setting"], "trace", (c) => trace(c, ""));
   route(
-    "/v2/models/:name/trace/setting",
+    both,
+    ["/v2/models/:name/trace/setting"],
     "trace",
     (c) => trace(c, cText(c.req.param("name")!, "the model name")),
   );

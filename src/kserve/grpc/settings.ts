@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { RestrictedCategory } from "../restricted.ts";
 import {
   type LogSettings,
   logSettings,
@@ -14,19 +13,8 @@ import {
   updateLogSettings,
   updateTraceSettings,
 } from "../settings.ts";
-import type { RpcContext } from "./handlers.ts";
+import { type Message, type RpcContext, unary } from "./rpc.ts";
 import type { UnaryHandler } from "./transport.ts";
-
-type Message = Record<string, unknown>;
-
-/** `handlers.ts`'s unary RPC maker. */
-type Unary = (
-  ctx: RpcContext,
-  category: RestrictedCategory,
-  responseType: string,
-  run: (request: Message, signal: AbortSignal) => unknown,
-  convert?: boolean,
-) => UnaryHandler;
 
 /** A `LogSettingsRequest.SettingValue`'s choice; none set: null (no change). */
 function logValue(value: Message): LogSettingValue {
@@ -53,7 +41,6 @@ function logMessage(s: LogSettings): Message {
 /** The `LogSettings` and `TraceSetting` RPCs over `ctx`. */
 export function settingsRpcs(
   ctx: RpcContext,
-  unary: Unary,
 ): { LogSettings: UnaryHandler; TraceSetting: UnaryHandler } {
   const { server, traces } = ctx;
   return {

@@ -7,7 +7,7 @@
  * @module
  */
 import { versionOf } from "../operations.ts";
-import type { RpcContext } from "./handlers.ts";
+import type { RpcContext } from "./rpc.ts";
 import {
   emptyFinalMessage,
   type GrpcInferRequest,

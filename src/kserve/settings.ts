@@ -8,6 +8,7 @@
  * @module
  */
 import { describeValue } from "../arguments.ts";
+import { TritonError } from "../errors.ts";
 import { applyLogUpdate, type LogUpdate } from "../log.ts";
 import type { Server } from "../server.ts";
 import { invalid, unsupported } from "./errors.ts";
@@ -178,7 +179,7 @@ function checkModel(server: Server, model: string): void {
   try {
     ready = server.modelReady(model);
   } catch (e) {
-    if (e instanceof Error && (e as { code?: string }).code === "UNAVAILABLE") throw e;
+    if (e instanceof TritonError && e.code === "UNAVAILABLE") throw e;
   }
   if (!ready) invalid(`Request for unknown model : ${model}`);
 }

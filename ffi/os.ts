@@ -5,6 +5,8 @@
  * an `eventfd` read by a blocking `read` made off the JS thread (Deno `nonblocking`, koffi
  * `fn.async`); `bsearch`, through which JS calls the generated response reader; and `lfind`,
  * through which a batch of native deletes runs off the JS thread (`native_deletes.ts`).
+ * `shm_open`, `lseek`, `close` and `sysconf` (the page size) open and map a client's POSIX shared
+ * memory for `shared_memory.ts`.
  *
  * @module
  */
@@ -107,10 +109,42 @@ export const osSymbols = {
     since: 0,
     mayBlock: true, // blocks until the eventfd is written: runs off the JS thread
   },
+  shm_open: {
+    parameters: [
+      "cstr", // const char* name
+      "i32", // int oflag
+      "u32", // mode_t mode
+    ],
+    result: "i32", // int
+    since: 0,
+  },
+  lseek: {
+    parameters: [
+      "i32", // int fd
+      "i64", // off_t offset
+      "i32", // int whence
+    ],
+    result: "i64", // off_t
+    since: 0,
+  },
+  close: {
+    parameters: [
+      "i32", // int fd
+    ],
+    result: "i32", // int
+    since: 0,
+  },
+  sysconf: {
+    parameters: [
+      "i32", // int name
+    ],
+    result: "i64", // long
+    since: 0,
+  },
 } as const satisfies Record<string, SymbolDef>;
 
-const PROT_READ = 0x1;
-const PROT_WRITE = 0x2;
+export const PROT_READ = 0x1;
+export const PROT_WRITE = 0x2;
 const PROT_EXEC = 0x4;
 const MAP_PRIVATE = 0x02;
 const MAP_ANONYMOUS = 0x20;
@@ -118,6 +152,16 @@ const MAP_ANONYMOUS = 0x20;
 const EFD_CLOEXEC = 0o2000000;
 /** Page size assumed for code (4 KiB on x86-64 Linux; mmap rounds lengths up anyway). */
 export const PAGE_SIZE = 4096;
+
+/** `sysconf(_SC_PAGESIZE)`'s name on Linux. */
+const SC_PAGESIZE = 30;
+
+/** The system's page size in bytes (what an `mmap` offset must be a multiple of: 4 KiB on x86-64,
+ * up to 64 KiB on aarch64). */
+export function systemPageSize(ffi: FfiRuntime): number {
+  const size = Number(os(ffi).sync.sysconf(SC_PAGESIZE));
+  return size > 0 ? size : PAGE_SIZE;
+}
 
 /** libc's calls bound by each runtime adapter (there is one per process). */
 const opened = new WeakMap<FfiRuntime, OpenedLibrary<typeof osSymbols>>();
@@ -135,7 +179,7 @@ export class ExecMemoryError extends Error {
 }
 
 /** Whether an `mmap` result is `MAP_FAILED` ((void*)-1). */
-function mapFailed(ffi: FfiRuntime, p: Ptr): boolean {
+export function mapFailed(ffi: FfiRuntime, p: Ptr): boolean {
   return ffi.isNull(p) || ffi.address(p) >= 2 ** 63;
 }
 

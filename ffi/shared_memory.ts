@@ -5,56 +5,12 @@
  *
  * @module
  */
-import { LIBC_PATH } from "./libc.ts";
-import { os } from "./os.ts";
-import type { SymbolDef } from "./symbols.ts";
-import type { FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
-
-/** The libc functions used here beside `mmap` and `munmap` (`os.ts`). */
-export const sharedMemorySymbols = {
-  shm_open: {
-    parameters: [
-      "cstr", // const char* name
-      "i32", // int oflag
-      "u32", // mode_t mode
-    ],
-    result: "i32", // int
-    since: 0,
-  },
-  lseek: {
-    parameters: [
-      "i32", // int fd
-      "i64", // off_t offset
-      "i32", // int whence
-    ],
-    result: "i64", // off_t
-    since: 0,
-  },
-  close: {
-    parameters: [
-      "i32", // int fd
-    ],
-    result: "i32", // int
-    since: 0,
-  },
-} as const satisfies Record<string, SymbolDef>;
+import { mapFailed, os, PROT_READ, PROT_WRITE, systemPageSize } from "./os.ts";
+import type { FfiRuntime, Ptr } from "./types.ts";
 
 const O_RDWR = 0o2;
-const PROT_READ = 0x1;
-const PROT_WRITE = 0x2;
 const MAP_SHARED = 0x01;
 const SEEK_END = 2;
-/** `mmap` maps from a multiple of the page size (4 KiB on the Linux machines served). */
-const PAGE = 4096;
-
-/** libc's calls of {@link sharedMemorySymbols}, bound once per runtime adapter. */
-const opened = new WeakMap<FfiRuntime, OpenedLibrary<typeof sharedMemorySymbols>>();
-
-function libc(ffi: FfiRuntime): OpenedLibrary<typeof sharedMemorySymbols> {
-  let lib = opened.get(ffi);
-  if (lib === undefined) opened.set(ffi, lib = ffi.open(LIBC_PATH, sharedMemorySymbols));
-  return lib;
-}
 
 /** A mapped region: its bytes (a view of the mapping) and what {@link unmapSharedMemory} needs. */
 export interface SharedMemoryMapping {
@@ -90,7 +46,7 @@ export function mapSharedMemory(
   offset: number,
   byteSize: number,
 ): SharedMemoryMapping {
-  const { sync } = libc(ffi);
+  const { sync } = os(ffi);
   const fd = sync.shm_open(key, O_RDWR, 0o600);
   if (fd < 0) throw new SharedMemoryError("open", `cannot open shared memory '${key}'`);
   try {
@@ -103,9 +59,9 @@ export function mapSharedMemory(
       );
     }
     // mmap's offset must be page-aligned: map from the page holding `offset`.
-    const skip = offset % PAGE;
+    const skip = offset % systemPageSize(ffi);
     const length = skip + byteSize;
-    const base = os(ffi).sync.mmap(
+    const base = sync.mmap(
       ffi.NULL,
       length,
       PROT_READ | PROT_WRITE,
@@ -113,7 +69,7 @@ export function mapSharedMemory(
       fd,
       offset - skip,
     );
-    if (ffi.isNull(base) || ffi.address(base) >= 2 ** 63) {
+    if (mapFailed(ffi, base)) {
       throw new SharedMemoryError("map", `mmap of shared memory '${key}' failed`);
     }
     return { bytes: new Uint8Array(ffi.view(base, length), skip, byteSize), base, length };

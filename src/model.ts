@@ -89,22 +89,7 @@ export class Model {
    * ```
    */
   async inferOne(request: InferRequest): Promise<InferResponse> {
-    const stream = this.infer(request);
-    const first = await stream.next();
-    if (first.done) {
-      throw new TritonError("UNSUPPORTED", `model '${this.name}' sent no response; use infer()`);
-    }
-    const more = await stream.next();
-    if (!more.done) {
-      more.value.dispose();
-      first.value.dispose();
-      await stream.return(undefined);
-      throw new TritonError(
-        "UNSUPPORTED",
-        `model '${this.name}' sent more than one response (it is decoupled); use infer()`,
-      );
-    }
-    return first.value;
+    return await oneResponse(this.name, this.infer(request));
   }
 
   /**
@@ -192,4 +177,31 @@ export function checkModelRef(name: unknown, version: unknown): void {
       version,
     );
   }
+}
+
+/**
+ * @internal The one response of `stream`, a request to model `name` (what
+ * {@link Model.inferOne} resolves with).
+ * @throws {TritonError} UNSUPPORTED when the model sent no response or more than one, after
+ *   cancelling the request and disposing what it sent; the response's error.
+ */
+export async function oneResponse(
+  name: string,
+  stream: AsyncGenerator<InferResponse>,
+): Promise<InferResponse> {
+  const first = await stream.next();
+  if (first.done) {
+    throw new TritonError("UNSUPPORTED", `model '${name}' sent no response; use infer()`);
+  }
+  const more = await stream.next();
+  if (!more.done) {
+    more.value.dispose();
+    first.value.dispose();
+    await stream.return(undefined);
+    throw new TritonError(
+      "UNSUPPORTED",
+      `model '${name}' sent more than one response (it is decoupled); use infer()`,
+    );
+  }
+  return first.value;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { TritonError } from "../errors.ts";
-import type { Model } from "../model.ts";
+import { type Model, oneResponse } from "../model.ts";
 import type { InferRequest } from "../request.ts";
 import type { RequestStream } from "../request_stream.ts";
 import type { InferResponse } from "../response.ts";
@@ -129,24 +129,14 @@ export async function inferOneSharing(
   // The inputs are read by Triton until it releases the request.
   (stream as RequestStream).finished.then(() => shm.releaseInputs());
   try {
-    const first = await stream.next();
-    if (first.done) {
-      throw new TritonError("UNSUPPORTED", `model '${model.name}' sent no response`);
-    }
-    const more = await stream.next();
-    if (!more.done) {
-      more.value.dispose();
-      first.value.dispose();
-      await stream.return(undefined);
-      throw new TritonError("UNSUPPORTED", `model '${model.name}' sent more than one response`);
-    }
+    const response = await oneResponse(model.name, stream);
     try {
-      shm.writeOutputs(first.value);
+      shm.writeOutputs(response);
     } catch (e) {
-      first.value.dispose();
+      response.dispose();
       throw e;
     }
-    return first.value;
+    return response;
   } finally {
     shm.releaseOutputs();
   }

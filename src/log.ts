@@ -5,7 +5,9 @@
  * @module
  */
 import { describeValue } from "./arguments.ts";
-import { checkCString, LogFormat, LogLevel, type TritonLibrary } from "../ffi/mod.ts";
+import { checkCString, LogLevel, type TritonLibrary } from "../ffi/mod.ts";
+import { type LogOptions, optionsFromPlan } from "./options.ts";
+import { planLogOptions } from "./options_plan.ts";
 import { check, discard, TritonError } from "./errors.ts";
 
 /** A Triton log level. */
@@ -69,46 +71,14 @@ export function logMessage(
   return true;
 }
 
-/** @internal A change to Triton's logger, each field already checked. */
-export interface LogUpdate {
-  readonly info?: boolean;
-  readonly warn?: boolean;
-  readonly error?: boolean;
-  /** Verbose level, an integer in [0, 2^31 − 1]. */
-  readonly verbose?: number;
-  readonly format?: "default" | "iso8601";
-}
-
 /**
- * @internal Applies `update` to Triton's logger while the server runs. Triton's logger is
- * process-wide and its `TRITONSERVER_ServerOptionsSetLog*` setters change it at once (core
- * `src/tritonserver.cc`: "Logging is global for now..."), so a throwaway `ServerOptions` carries
- * the calls and is deleted after.
- * @throws {TritonError} Triton's error (UNSUPPORTED on a core built without logging).
+ * @internal Applies `update` (log options, as `Server`'s `log` takes them) to Triton's logger
+ * while the server runs. Triton's logger is process-wide and its `TRITONSERVER_ServerOptionsSetLog*`
+ * setters change it at once, so a throwaway `ServerOptions` carries the calls and is deleted after.
+ * @throws {TritonError} INVALID_ARG for a bad option; Triton's error (UNSUPPORTED on a core built
+ *   without logging).
  */
-export function applyLogUpdate(lib: TritonLibrary, update: LogUpdate): void {
-  const { api, ffi } = lib;
-  const out = new BigUint64Array(1);
-  check(lib, api.TRITONSERVER_ServerOptionsNew(out));
-  const opts = ffi.fromAddress(out[0]);
-  try {
-    if (update.info !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogInfo(opts, update.info));
-    }
-    if (update.warn !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogWarn(opts, update.warn));
-    }
-    if (update.error !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogError(opts, update.error));
-    }
-    if (update.verbose !== undefined) {
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogVerbose(opts, update.verbose));
-    }
-    if (update.format !== undefined) {
-      const format = update.format === "iso8601" ? LogFormat.ISO8601 : LogFormat.DEFAULT;
-      check(lib, api.TRITONSERVER_ServerOptionsSetLogFormat(opts, format));
-    }
-  } finally {
-    discard(lib, api.TRITONSERVER_ServerOptionsDelete(opts));
-  }
+export function applyLogUpdate(lib: TritonLibrary, update: LogOptions): void {
+  const opts = optionsFromPlan(lib, planLogOptions(update));
+  discard(lib, lib.api.TRITONSERVER_ServerOptionsDelete(opts));
 }

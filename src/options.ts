@@ -7,7 +7,7 @@
  */
 import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
 import { check, discard } from "./errors.ts";
-import { planServerOptions } from "./options_plan.ts";
+import { type OptionSetter, planServerOptions } from "./options_plan.ts";
 
 /** A setting value handed to Triton as text (`String(value)`). */
 export type SettingValue = string | number | boolean;
@@ -187,7 +187,15 @@ export interface ServerOptions {
  *   setter fails (e.g. UNSUPPORTED for metrics options on a core built without metrics).
  */
 export function createServerOptions(lib: TritonLibrary, o: ServerOptions): Ptr {
-  const plan = planServerOptions(o);
+  return optionsFromPlan(lib, planServerOptions(o));
+}
+
+/**
+ * @internal Creates a `TRITONSERVER_ServerOptions` and makes the calls of `plan` on it. The caller
+ * deletes it; on error it is deleted here.
+ * @throws {TritonError} Triton's error when a setter fails.
+ */
+export function optionsFromPlan(lib: TritonLibrary, plan: readonly OptionSetter[]): Ptr {
   const { api, ffi } = lib;
   const out = new BigUint64Array(1);
   check(lib, api.TRITONSERVER_ServerOptionsNew(out));

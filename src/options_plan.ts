@@ -336,7 +336,7 @@ export function planServerOptions(o: ServerOptions): OptionSetter[] {
     }
   }
   planMetrics(o, plan);
-  planLog(o, plan);
+  plan.push(...planLogOptions(logSettings(o)));
   return plan;
 }
 
@@ -429,8 +429,13 @@ function planMetrics(o: ServerOptions, plan: OptionSetter[]): void {
   }
 }
 
-function planLog(o: ServerOptions, plan: OptionSetter[]): void {
-  const log = logSettings(o);
+/**
+ * @internal The setters of log options (`log.file`, `info`, `warn`, `error`, `verbose`,
+ * `format`), each checked; also what changes Triton's process-wide logger while a server runs.
+ * @throws {TritonError} INVALID_ARG naming a bad option, before any C call.
+ */
+export function planLogOptions(log: LogOptions): OptionSetter[] {
+  const plan: OptionSetter[] = [];
   const file = str("log.file", log.file, true);
   if (file !== undefined) plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetLogFile(p, file));
   const info = bool("log.info", log.info);
@@ -452,4 +457,5 @@ function planLog(o: ServerOptions, plan: OptionSetter[]): void {
     const format = log.format === "iso8601" ? LogFormat.ISO8601 : LogFormat.DEFAULT;
     plan.push((api, p) => api.TRITONSERVER_ServerOptionsSetLogFormat(p, format));
   }
+  return plan;
 }

@@ -9,7 +9,8 @@
  */
 import { describeValue } from "../arguments.ts";
 import { TritonError } from "../errors.ts";
-import { applyLogUpdate, type LogUpdate } from "../log.ts";
+import { applyLogUpdate } from "../log.ts";
+import type { LogOptions } from "../options.ts";
 import type { Server } from "../server.ts";
 import { invalid, unsupported } from "./errors.ts";
 import {
@@ -87,7 +88,7 @@ export function updateLogSettings(
   update: Readonly<Record<string, LogSettingValue>>,
 ): LogSettings {
   const before = logSettings(server);
-  const change: { -readonly [K in keyof LogUpdate]: LogUpdate[K] } = {};
+  const change: { -readonly [K in keyof LogOptions]: LogOptions[K] } = {};
   for (const [field, value] of Object.entries(update)) {
     if (!(LOG_FIELDS as readonly string[]).includes(field)) {
       invalid(`unknown log setting '${field}' (one of ${LOG_FIELDS.join(", ")})`);

@@ -408,6 +408,9 @@ for (const transport of TRANSPORTS) {
       | { tensor: { dtype: string; data: string } }
       | undefined;
     if (tensor !== undefined) assert.equal(tensor.tensor.dtype, "INT32");
+    if (tensor !== undefined && tensor.tensor.data !== "") {
+      assert.match(tensor.tensor.data, /^[12],2,3,4$/);
+    }
   });
 }
 

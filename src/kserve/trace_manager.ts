@@ -19,6 +19,7 @@ import {
   type TraceOptions,
   traceSettings,
 } from "../trace.ts";
+import { DATA_TYPES, isDataTypeName } from "../dtypes.ts";
 import { invalid } from "./errors.ts";
 
 /**
@@ -127,60 +128,28 @@ function integerOption(field: string, value: unknown, min: number, max: number, 
 /** The JSON text of a string (escaped as JSON needs). */
 const str = (s: string) => JSON.stringify(s);
 
-/** A tensor's data as Triton's trace writes it: its elements, comma-separated. */
+/** A tensor's data as Triton's trace writes it: its elements, comma-separated (BOOL as 0 and 1,
+ * BYTES as quoted text); nothing for FP16, BF16 and unknown types. */
 function tensorData(datatype: string, data: Uint8Array | undefined): string {
-  if (data === undefined) return "";
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const out: string[] = [];
-  const each = (size: number, read: (offset: number) => number | bigint | string) => {
-    for (let o = 0; o + size <= data.byteLength; o += size) out.push(String(read(o)));
-  };
-  switch (datatype) {
-    case "BOOL":
-      each(1, (o) => (view.getUint8(o) === 0 ? 0 : 1));
-      break;
-    case "UINT8":
-      each(1, (o) => view.getUint8(o));
-      break;
-    case "INT8":
-      each(1, (o) => view.getInt8(o));
-      break;
-    case "UINT16":
-      each(2, (o) => view.getUint16(o, true));
-      break;
-    case "INT16":
-      each(2, (o) => view.getInt16(o, true));
-      break;
-    case "UINT32":
-      each(4, (o) => view.getUint32(o, true));
-      break;
-    case "INT32":
-      each(4, (o) => view.getInt32(o, true));
-      break;
-    case "UINT64":
-      each(8, (o) => view.getBigUint64(o, true));
-      break;
-    case "INT64":
-      each(8, (o) => view.getBigInt64(o, true));
-      break;
-    case "FP32":
-      each(4, (o) => view.getFloat32(o, true));
-      break;
-    case "FP64":
-      each(8, (o) => view.getFloat64(o, true));
-      break;
-    case "BYTES": {
-      const decoder = new TextDecoder();
-      for (let o = 0; o + 4 <= data.byteLength;) {
-        const n = view.getUint32(o, true);
-        out.push(`"${decoder.decode(data.subarray(o + 4, o + 4 + n))}"`);
-        o += 4 + n;
-      }
-      break;
+  if (data === undefined || !isDataTypeName(datatype)) return "";
+  if (datatype === "FP16" || datatype === "BF16") return "";
+  if (datatype === "BYTES") {
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const decoder = new TextDecoder();
+    const out: string[] = [];
+    for (let o = 0; o + 4 <= data.byteLength;) {
+      const n = view.getUint32(o, true);
+      out.push(`"${decoder.decode(data.subarray(o + 4, o + 4 + n))}"`);
+      o += 4 + n;
     }
-    default:
-      return "";
+    return out.join(",");
   }
+  const { array, byteSize } = DATA_TYPES[datatype];
+  const count = Math.floor(data.byteLength / byteSize);
+  // A copy: the data may not be aligned for its type.
+  const elements = new array(data.slice(0, count * byteSize).buffer, 0, count);
+  const out: string[] = [];
+  for (const v of elements) out.push(datatype === "BOOL" ? (v ? "1" : "0") : String(v));
   return out.join(",");
 }
 

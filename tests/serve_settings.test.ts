@@ -399,9 +399,17 @@ for (const transport of TRANSPORTS) {
     assert.deepEqual(files, [`grpc-${transport}.json.0`, `grpc-${transport}.json.1`]);
     const first = traced(readTrace(`${file}.0`));
     const second = traced(readTrace(`${file}.1`));
-    assert.deepEqual([...first.requests.keys()].sort(), ["g1", "g2"]);
-    assert.deepEqual([...second.requests.keys()], ["g3"]);
-    const names = first.activities.get(first.requests.get("g1")!)!;
+    // Traces are saved in the order they end: a trace can end after the next request's (its end
+    // comes after the response, late on Bun), so which two share the first file may vary.
+    assert.equal(first.requests.size, 2, [...first.requests.keys()].join());
+    assert.equal(second.requests.size, 1, [...second.requests.keys()].join());
+    assert.deepEqual([...first.requests.keys(), ...second.requests.keys()].sort(), [
+      "g1",
+      "g2",
+      "g3",
+    ]);
+    const g1 = first.requests.get("g1") ?? second.requests.get("g1")!;
+    const names = (first.activities.get(g1) ?? second.activities.get(g1))!;
     assert.ok(names.includes("REQUEST_START") && names.includes("REQUEST_END"), names.join());
     // Tensors: the inputs as queued, with their data (no data on Bun, whose callbacks come late).
     const tensor = readTrace(`${file}.0`).find((o) => o.activity === "TENSOR_QUEUE_INPUT") as
@@ -409,7 +417,7 @@ for (const transport of TRANSPORTS) {
       | undefined;
     if (tensor !== undefined) assert.equal(tensor.tensor.dtype, "INT32");
     if (tensor !== undefined && tensor.tensor.data !== "") {
-      assert.match(tensor.tensor.data, /^[12],2,3,4$/);
+      assert.match(tensor.tensor.data, /^[123],2,3,4$/);
     }
   });
 }

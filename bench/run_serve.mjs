@@ -1,7 +1,8 @@
 // `npm run bench:serve`: the front ends side by side, loaded by Triton's perf_analyzer — Triton's
 // own `tritonserver` (when TRITONSERVER_BIN names it) and this project's examples/serve.ts on Deno,
 // Bun and Node, each serving the same models from the same core: HTTP and gRPC identity_int32
-// [1,16] at concurrency 1, 16 and 64, a 1 MiB tensor (INT32 [1,262144]) on both protocols, and
+// [1,16] at concurrency 1, 16 and 64, a 1 MiB tensor (INT32 [1,262144]) on both protocols, in
+// the message and through system shared memory (perf_analyzer --shared-memory system), and
 // the gRPC streaming rows (the decoupled `async def execute` model of bench/models at batch 8 and
 // concurrency 128, as perf_analyzer's streaming benchmark runs it; tests/models' sleep_stream at
 // concurrency 128, 8 responses each). Rounds alternate the servers (tritonserver, deno, bun,
@@ -54,6 +55,8 @@ function load(protocol, model, concurrency, extra = []) {
 }
 const identity = ["--shape", "INPUT0:16"];
 const mib = ["--shape", "INPUT0:262144"];
+/** Inputs and outputs through system shared memory (1 MiB regions), as local clients move them. */
+const shm = ["--shared-memory", "system", "--output-shared-memory-size", String(1 << 20)];
 const streaming = ["--async", "--streaming", "true"];
 /** [label, perf_analyzer arguments, target ratio to tritonserver per runtime (or one for all)]. */
 const ALL_ROWS = [
@@ -65,6 +68,8 @@ const ALL_ROWS = [
   ["gRPC c16", load("grpc", "identity_int32", 16, identity), 0.8],
   ["gRPC c64", load("grpc", "identity_int32", 64, identity)],
   ["gRPC 1 MiB c4", load("grpc", "identity_int32", 4, mib), 1],
+  ["HTTP 1 MiB c4 shared memory", load("http", "identity_int32", 4, [...mib, ...shm]), 1],
+  ["gRPC 1 MiB c4 shared memory", load("grpc", "identity_int32", 4, [...mib, ...shm]), 1],
   [
     "gRPC stream async_execute_decouple b8 c128",
     load("grpc", "async_execute_decouple", 128, [...streaming, "-b", "8", "--input-data", "zero"]),

@@ -53,6 +53,9 @@ export async function startServer(name, { root, env, repo, ports }) {
       `--grpc-port=${ports.grpc}`,
       "--allow-metrics=false",
       "--log-info=false",
+      // Clients may register system shared memory (the shared-memory rows), as ALLOW_CLIENT_SHM
+      // below lets them with examples/serve.ts.
+      "--allow-client-shm=true",
     ]]
     : runtimeCommand(root, variant(name).runtime, "examples/serve.ts", {
       deno: ["--allow-net", "--unstable-no-legacy-abort"],
@@ -62,6 +65,7 @@ export async function startServer(name, { root, env, repo, ports }) {
     env: {
       ...env,
       ...(name === "tritonserver" ? {} : variant(name).env),
+      ALLOW_CLIENT_SHM: "1",
       MODEL_REPOSITORY: repo,
       PORT: String(ports.http),
       GRPC_PORT: String(ports.grpc),

@@ -497,6 +497,14 @@ typedef struct {
   size_t nbatches;
 } fc_stats;
 
+/* labels.c: one output's label file, a line per class. */
+typedef struct {
+  char* output;
+  char** lines;
+  size_t n;
+  size_t cap;
+} fc_class_labels;
+
 typedef struct fc_model {
   struct fc_server* server;
   char* name;
@@ -536,6 +544,9 @@ typedef struct fc_model {
    * server is freed is left 'orphaned' for its last response to free. */
   size_t live_responses;
   bool orphaned;
+  /* the label files of its outputs, read when it loads (labels.c) */
+  fc_class_labels* class_labels;
+  size_t nclass_labels;
 
   struct fc_model* next;   /* server's list of every record */
 } fc_model;
@@ -779,6 +790,14 @@ void fc_trace_detach(TRITONSERVER_InferenceTrace* t, fc_factory* f);
 /* infer.c: record the execution statistics ('success' as the backend
  * reports it), then hand the request back through its release callback. */
 void fc_request_release(TRITONSERVER_InferenceRequest* r, bool success);
+
+/* ------------------------------------------------------------------ */
+/* labels.c                                                            */
+/* ------------------------------------------------------------------ */
+/* Reads the label file of each output that names one (`label_filename`), as the real core does
+ * when a model loads. */
+TRITONSERVER_Error* fc_class_labels_load(fc_model* m);
+void fc_class_labels_free(fc_model* m);
 
 /* ------------------------------------------------------------------ */
 /* response.c                                                          */

@@ -540,6 +540,7 @@ fc_model_free(fc_model* m)
 {
   fc_model_release_resources(m);
   fc_sched_destroy(m);
+  fc_class_labels_free(m);
   fc_config_free(m->cfg);
   free(m->name);
   free(m->path);
@@ -859,6 +860,7 @@ fc_model_load(
 
     TRITONSERVER_Error* xerr = NULL;
     m->exec = c ? fc_executor_for(c, &xerr) : NULL;
+    if (c != NULL && xerr == NULL) xerr = fc_class_labels_load(m);
     if (c == NULL && xerr == NULL) {
       xerr = fc_err(TRITONSERVER_ERROR_INTERNAL, "failed to read the model configuration");
     }

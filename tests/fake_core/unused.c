@@ -140,12 +140,6 @@ TRITONSERVER_InferenceRequestRemoveAllRequestedOutputs(TRITONSERVER_InferenceReq
 }
 
 TRITONSERVER_Error*
-TRITONSERVER_InferenceResponseOutputClassificationLabel(TRITONSERVER_InferenceResponse* inference_response, const uint32_t index, const size_t class_index, const char** label)
-{
-  return fc_unsupported(__func__);
-}
-
-TRITONSERVER_Error*
 TRITONSERVER_InferenceTraceSpawnChildTrace(TRITONSERVER_InferenceTrace* trace, TRITONSERVER_InferenceTrace** child_trace)
 {
   return fc_unsupported(__func__);

@@ -278,6 +278,29 @@ export class ResponseFields {
     return { ...fields, bytes: new Uint8Array(ffi.view(base, byteSize)), inPlace: true };
   }
 
+  /**
+   * The label of class `classIndex` of output `index`
+   * (`TRITONSERVER_InferenceResponseOutputClassificationLabel`): the line of that number in the
+   * output's label file (`label_filename` in its configuration); `undefined` where the output has
+   * no label file, the file no such line, or the line is empty.
+   * @throws {TritonError} INVALID_ARG for an output index past the response's outputs.
+   */
+  classificationLabel(response: Ptr, index: number, classIndex: number): string | undefined {
+    const lib = this.#lib;
+    const o = this.#out;
+    check(
+      lib,
+      lib.api.TRITONSERVER_InferenceResponseOutputClassificationLabel(
+        response,
+        index,
+        classIndex,
+        o.slots[0],
+      ),
+    );
+    const label = o.pointer(0);
+    return lib.ffi.isNull(label) ? undefined : lib.ffi.cstring(label);
+  }
+
   /** Every parameter (`TRITONSERVER_InferenceResponseParameterCount`, `…Parameter`).
    * @throws {TritonError} what Triton reports; UNSUPPORTED for a type the binding does not
    *   know. */

@@ -42,6 +42,9 @@ export class NativeResponse {
   #holders = 0;
   #views: WeakRef<ArrayBuffer>[] | undefined;
   #viewedBytes = 0;
+  /** Each output's index in the response, by name (an object's keys would put names that look
+   * like integers first). */
+  #indexes: Map<string, number> | undefined;
 
   constructor(owner: ResponseOwner, pointer: Ptr) {
     this.owner = owner;
@@ -111,8 +114,18 @@ export class NativeResponse {
    */
   tensors(outputs: readonly OutputFields[]): Record<string, Tensor> {
     const tensors: Record<string, Tensor> = {};
-    for (const o of outputs) tensors[o.name] = this.#tensor(o);
+    const indexes = new Map<string, number>();
+    outputs.forEach((o, i) => {
+      tensors[o.name] = this.#tensor(o);
+      indexes.set(o.name, i);
+    });
+    this.#indexes = indexes;
     return tensors;
+  }
+
+  /** The index of output `name` in Triton's response, once {@link tensors} read its outputs. */
+  outputIndex(name: string): number | undefined {
+    return this.#indexes?.get(name);
   }
 
   #tensor(o: OutputFields): Tensor {

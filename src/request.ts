@@ -75,6 +75,15 @@ export interface InferRequest {
   /** Trace the request (`TRITONSERVER_InferenceTraceNew`): its activities go to
    * `trace.onActivity` on a later macrotask. Throws UNSUPPORTED where the core has no tracing. */
   readonly trace?: TraceOptions;
+  /**
+   * Keep each response's native response (Triton's response and its output buffers) until the
+   * response is disposed or collected, also when the server already holds many: what is read from
+   * Triton on demand, {@link InferResponse.classificationLabel}, then stays readable. Without it,
+   * past a budget of held responses (256, or 64 MiB of outputs viewed in place) a new response is
+   * read into JS memory and its native response released at once.
+   * @default false
+   */
+  readonly keepResponses?: boolean;
 }
 
 /** Output memory choices; see {@link InferRequest.outputMemory}. */
@@ -295,6 +304,7 @@ function newStream(
     id: req.id ?? "",
     queue: req.responseQueue,
     raiseOnError: req.raiseOnError ?? true,
+    keepNative: req.keepResponses ?? false,
   });
 }
 
@@ -315,6 +325,7 @@ const REQUEST_FIELDS = [
   "outputMemory",
   "allowMemoryFallback",
   "trace",
+  "keepResponses",
 ] as const satisfies readonly (keyof InferRequest)[];
 
 /**
@@ -336,7 +347,15 @@ function checkRequest(req: InferRequest): void {
   if (cid !== undefined && !["string", "number", "bigint"].includes(typeof cid)) {
     throw invalidArgument("correlationId", "an unsigned integer or a string", cid);
   }
-  for (const key of ["sequenceStart", "sequenceEnd", "raiseOnError", "allowMemoryFallback"]) {
+  for (
+    const key of [
+      "sequenceStart",
+      "sequenceEnd",
+      "raiseOnError",
+      "allowMemoryFallback",
+      "keepResponses",
+    ]
+  ) {
     optionalBoolean(key, r[key]);
   }
   if (r.outputMemory !== undefined) expectString("outputMemory", r.outputMemory);

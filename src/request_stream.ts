@@ -70,6 +70,9 @@ export interface StreamOptions {
   readonly queue: { push(response: InferResponse): unknown } | undefined;
   /** Whether an error response is thrown (true) or yielded. */
   readonly raiseOnError: boolean;
+  /** Whether a response keeps its native response also past the server's budget
+   * (`InferRequest.keepResponses`). */
+  readonly keepNative: boolean;
 }
 
 /** See the module documentation. */
@@ -179,7 +182,7 @@ export class RequestStream
     let response: InferResponse;
     try {
       // Many responses held (nobody disposes them): this one lives in JS memory only.
-      const inJs = owner.overBudget;
+      const inJs = owner.overBudget && !this.#options.keepNative;
       response = readResponse(native, final, inJs);
       if (inJs) response.materialize();
     } catch (e) {
@@ -300,6 +303,7 @@ export class RequestStream
     const handed = this.#handed;
     if (handed.length === 0) return;
     this.#handed = [];
+    if (this.#options.keepNative) return; // each is kept until disposed or collected
     const deletes = this.#binding.deletes;
     for (const response of handed) deletes.later(settle, response);
   }

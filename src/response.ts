@@ -128,6 +128,55 @@ export class InferResponse implements Disposable {
    * ```
    */
   output<D extends DataTypeName>(name: string, dtype: D): Tensor<D> {
+    const tensor = this.#named(name);
+    if (tensor.dtype !== dtype) {
+      throw new TritonError("INVALID_ARG", `output '${name}' is ${tensor.dtype}, not ${dtype}`);
+    }
+    return tensor as Tensor<D>;
+  }
+
+  /**
+   * The label of class `classIndex` of output `output`
+   * (`TRITONSERVER_InferenceResponseOutputClassificationLabel`): line `classIndex` (from 0) of
+   * the label file the model's configuration names for that output (`label_filename`);
+   * `undefined` where the output has no label file, the file has no such line, or the line is
+   * empty. It is read from Triton's response: the native response must still be held (not
+   * disposed, not a {@link copy}; pass `keepResponses: true` to `infer()` where responses may
+   * pile up undisposed).
+   * @param output the output's name.
+   * @param classIndex the class: an element's index within one batch row of the output.
+   * @throws {TritonError} NOT_FOUND when the response has no such output; INVALID_ARG for a
+   *   `classIndex` that is no integer in [0, 2^32); UNAVAILABLE once the native response is
+   *   released; as {@link outputs}.
+   * @example Labels of an output's two largest elements
+   * ```ts
+   * import { Server } from "tritonffi";
+   *
+   * await using server = await new Server({ modelRepository: "./models" }).start();
+   * // labels_fp32 echoes its input; OUTPUT0's classes are labelled by labels.txt
+   * const INPUT0 = { dtype: "FP32", shape: [1, 4], data: [0.1, 0.7, 0.05, 0.15] } as const;
+   * using response = await server.model("labels_fp32").inferOne({ inputs: { INPUT0 } });
+   * const scores = response.output("OUTPUT0", "FP32").data;
+   * const top = [...scores.keys()].sort((a, b) => scores[b] - scores[a]).slice(0, 2);
+   * console.log(top.map((i) => response.classificationLabel("OUTPUT0", i))); // [ "dog", "fish" ]
+   * ```
+   */
+  classificationLabel(output: string, classIndex: number): string | undefined {
+    if (!Number.isInteger(classIndex) || classIndex < 0 || classIndex >= 2 ** 32) {
+      throw new TritonError(
+        "INVALID_ARG",
+        `a class index is an integer in [0, 2^32), not ${String(classIndex)}`,
+      );
+    }
+    this.#named(output);
+    const response = this.#open("classification labels");
+    const index = this.#native!.outputIndex(output)!;
+    return this.#fields.classificationLabel(response, index, classIndex);
+  }
+
+  /** Output `name`.
+   * @throws {TritonError} NOT_FOUND when the response has no such output; as {@link outputs}. */
+  #named(name: string): Tensor {
     const tensor = this.outputs[name];
     if (tensor === undefined) {
       throw new TritonError(
@@ -137,10 +186,7 @@ export class InferResponse implements Disposable {
         })`,
       );
     }
-    if (tensor.dtype !== dtype) {
-      throw new TritonError("INVALID_ARG", `output '${name}' is ${tensor.dtype}, not ${dtype}`);
-    }
-    return tensor as Tensor<D>;
+    return tensor;
   }
 
   /** A field the reader read on arrival, as it would be read now (throws UNAVAILABLE once

@@ -216,18 +216,90 @@ const ROWS: readonly Row[] = [
     says: /^Unable to find shared memory region: 'r'$/,
   },
   {
-    why: "a classification output",
+    why: "a negative classification count",
     http: {
       path: INFER,
-      body: httpInfer({ outputs: [{ name: "OUTPUT0", parameters: { classification: 2 } }] }),
+      body: httpInfer({ outputs: [{ name: "OUTPUT0", parameters: { classification: -2 } }] }),
     },
     binary: RAW,
     rpc: "ModelInfer",
     message: grpcInfer({
-      outputs: [{ name: "OUTPUT0", parameters: { classification: { int64_param: "2" } } }],
+      outputs: [{ name: "OUTPUT0", parameters: { classification: { int64_param: "-2" } } }],
     }),
-    code: "UNSUPPORTED",
-    says: /^output 'OUTPUT0': the classification extension is not supported by this server$/,
+    code: "INVALID_ARG",
+    says: /^invalid value for 'classification' parameter, expected >= 0$/,
+  },
+  {
+    why: "a classification count that is no integer",
+    http: {
+      path: INFER,
+      body: httpInfer({ outputs: [{ name: "OUTPUT0", parameters: { classification: "2" } }] }),
+    },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({
+      outputs: [{ name: "OUTPUT0", parameters: { classification: { string_param: "2" } } }],
+    }),
+    code: "INVALID_ARG",
+    says: /^invalid value type for 'classification' parameter, expected an integer, not "2"$/,
+  },
+  {
+    why: "a classification count that is a fraction",
+    http: {
+      path: INFER,
+      body: httpInfer({ outputs: [{ name: "OUTPUT0", parameters: { classification: 1.5 } }] }),
+    },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({
+      outputs: [{ name: "OUTPUT0", parameters: { classification: { double_param: 1.5 } } }],
+    }),
+    code: "INVALID_ARG",
+    says: /^invalid value type for 'classification' parameter, expected an integer, not 1.5$/,
+  },
+  {
+    why: "a classification output in shared memory",
+    http: {
+      path: INFER,
+      body: httpInfer({
+        outputs: [{
+          name: "OUTPUT0",
+          parameters: { classification: 2, shared_memory_region: "r" },
+        }],
+      }),
+    },
+    binary: RAW,
+    rpc: "ModelInfer",
+    message: grpcInfer({
+      outputs: [{
+        name: "OUTPUT0",
+        parameters: {
+          classification: { int64_param: "2" },
+          shared_memory_region: { string_param: "r" },
+        },
+      }],
+    }),
+    code: "INVALID_ARG",
+    says: /^Output can't set both 'shared_memory_region' and 'classification'$/,
+  },
+  {
+    why: "a classification of a BYTES output",
+    http: {
+      path: "/v2/models/identity_bytes/infer",
+      body: {
+        inputs: [{ name: "INPUT0", datatype: "BYTES", shape: [1, 1], data: ["a"] }],
+        outputs: [{ name: "OUTPUT0", parameters: { classification: 1 } }],
+      },
+    },
+    rpc: "ModelInfer",
+    message: {
+      model_name: "identity_bytes",
+      inputs: [{ name: "INPUT0", datatype: "BYTES", shape: [1, 1] }],
+      raw_input_contents: [new Uint8Array([1, 0, 0, 0, 97])],
+      outputs: [{ name: "OUTPUT0", parameters: { classification: { int64_param: "1" } } }],
+    },
+    code: "INVALID_ARG",
+    says: /^class result not available for output due to unsupported type 'BYTES'$/,
   },
   {
     why: "a request parameter reserved for Triton",
@@ -302,7 +374,7 @@ const grpcs = new Map<GrpcTransportName, GrpcService>();
 before(async () => {
   server = await startServer({
     modelControlMode: "explicit",
-    startupModels: ["identity_int32", "repeat_int32"],
+    startupModels: ["identity_int32", "identity_bytes", "repeat_int32"],
   });
   http = await serve(server, { port: 0 });
   for (const transport of ["grpc-js", "http2"] as const) {

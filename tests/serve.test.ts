@@ -164,7 +164,7 @@ describe("health and metadata", () => {
     assert.ok(json.extensions.includes("binary_tensor_data"));
     assert.ok(json.extensions.includes("model_repository"));
     assert.ok(!json.extensions.includes("system_shared_memory"));
-    assert.ok(!json.extensions.includes("classification"));
+    assert.ok(json.extensions.includes("classification"));
     assert.deepEqual(
       json.extensions,
       core.extensions.filter((e) => json.extensions.includes(e)),

@@ -204,10 +204,10 @@ describe("error statuses", () => {
     await expectError(
       await postJson(`${s.url}/v2/models/identity_int32/infer`, {
         ...int32Input([1, 2, 3]),
-        outputs: [{ name: "OUTPUT0", parameters: { classification: 2 } }],
+        outputs: [{ name: "OUTPUT0", parameters: { classification: -2 } }],
       }),
-      501,
-      /classification/,
+      400,
+      /^invalid value for 'classification' parameter, expected >= 0$/,
     );
     const raw = await fetch(`${s.url}/v2/models/identity_int32/infer`, {
       method: "POST",

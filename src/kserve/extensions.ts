@@ -7,7 +7,6 @@
 
 /** Protocol extensions Triton's core reports that the front ends do not serve. */
 const UNSERVED_EXTENSIONS = new Set([
-  "classification",
   "system_shared_memory",
   "cuda_shared_memory",
 ]);

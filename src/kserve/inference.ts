@@ -132,12 +132,36 @@ export interface OutputOptions {
   readonly binary?: boolean;
   /** Where the output is to be written, where the request puts it in shared memory. */
   readonly sharedMemory?: SharedMemoryRef;
+  /** `classification`: the output comes back as the top this many classes of each batch row
+   * (see `classification.ts`), where given and not 0. */
+  readonly classification?: number;
+}
+
+/** Classes per row past which every class is returned anyway (tritonserver counts in 32 bits). */
+const MAX_CLASSES = 2 ** 32 - 1;
+
+/**
+ * A requested output's `classification` parameter: how many classes of each row to return, 0 for
+ * none (the output as it is, as tritonserver's HTTP front end takes 0). A count past 2^32 - 1
+ * returns every class.
+ * @throws {TritonError} INVALID_ARG for a value that is no integer, or a negative one
+ *   (tritonserver's message).
+ */
+function classCount(value: Json): number {
+  if (!(typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value)))) {
+    invalid(
+      "invalid value type for 'classification' parameter, expected an integer, not " +
+        describe(value),
+    );
+  }
+  if (value < 0) invalid("invalid value for 'classification' parameter, expected >= 0");
+  return value > MAX_CLASSES ? MAX_CLASSES : Number(value);
 }
 
 /** Reads a requested output's parameters.
  * @throws {TritonError} INVALID_ARG for a mistyped `binary_data`, malformed shared memory
- *   parameters, or shared memory with binary data or classification; UNSUPPORTED for
- *   classification, which this server does not offer. */
+ *   parameters, shared memory with binary data or classification, a `classification` that is no
+ *   integer or is negative. */
 export function outputOptions(params: JsonRecord, what: string): OutputOptions {
   const binary = params.binary_data === undefined
     ? undefined
@@ -150,10 +174,11 @@ export function outputOptions(params: JsonRecord, what: string): OutputOptions {
     if (binary === true) invalid("Output can't set both 'shared_memory_region' and 'binary_data'");
     return { sharedMemory };
   }
-  if (params.classification !== undefined) {
-    unsupported(`${what}: the classification extension is not supported by this server`);
-  }
-  return binary === undefined ? {} : { binary };
+  const classes = params.classification === undefined ? 0 : classCount(params.classification);
+  return {
+    ...(binary === undefined ? {} : { binary }),
+    ...(classes === 0 ? {} : { classification: classes }),
+  };
 }
 
 /**

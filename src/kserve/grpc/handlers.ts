@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { answeredBatching, classifiedOutputs } from "../classification.ts";
 import { checkOneResponse } from "../inference.ts";
 import {
   type CallParameter,
@@ -119,16 +120,22 @@ export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
       const message = m as unknown as GrpcInferRequest;
       const target = server.model(message.model_name, versionOf(message.model_version));
       checkOneResponse(target);
-      const { request, sharedMemory: shm } = readInferRequest(message, ctx.regions);
+      const read = readInferRequest(message, ctx.regions);
+      const shm = read.sharedMemory;
       const response = await inferOneSharing(target, {
-        ...request,
+        ...read.request,
         signal,
         trace: ctx.traces.sample(message.model_name),
       }, shm);
       try {
         // Encoded while held: its outputs may view Triton's buffers until it is disposed.
+        const outputs = classifiedOutputs(
+          response,
+          read.classification,
+          () => answeredBatching(server, response),
+        );
         return encodeInferResponse(
-          inferResponseMessage(response, undefined, (output) => shm.isOutput(output)),
+          inferResponseMessage(response, undefined, (output) => shm.isOutput(output), outputs),
         );
       } finally {
         response.dispose();

@@ -130,13 +130,15 @@ export interface ReadInfer {
   readonly request: InferRequest;
   readonly emptyFinal: boolean;
   readonly sharedMemory: RequestSharedMemory;
+  /** Outputs asked for as classifications: classes per batch row, by output name. */
+  readonly classification: ReadonlyMap<string, number>;
 }
 
 /** Reads a request; inputs in shared memory are read in place from `regions` (leased until
  * released; released here when reading fails).
  * @throws {TritonError} INVALID_ARG for anything malformed, contents and raw contents both given,
- *   FP16/BF16 as typed contents, a part past its shared memory region; NOT_FOUND for a region
- *   not registered; UNSUPPORTED for classification. */
+ *   FP16/BF16 as typed contents, a part past its shared memory region, a `classification` that
+ *   is no count; NOT_FOUND for a region not registered. */
 export function readInferRequest(
   message: GrpcInferRequest,
   regions?: SharedMemoryRegions,
@@ -217,18 +219,23 @@ function read(message: GrpcInferRequest, sharedMemory: RequestSharedMemory): Rea
     inputs[input.name] = tensorFromJson(what, dtype, shape, elements as Json[]);
   });
   let outputs: string[] | undefined;
+  const classification = new Map<string, number>();
   if (message.outputs.length > 0) {
     outputs = message.outputs.map((o) => {
       const what = `output '${o.name}'`;
       const options = outputOptions(parametersJson(o.parameters, what), what);
       if (options.sharedMemory) sharedMemory.output(o.name, options.sharedMemory);
+      if (options.classification !== undefined) classification.set(o.name, options.classification);
       return o.name;
     });
   }
+  // Labels are read from Triton's response when it is encoded.
+  const keep = classification.size > 0 ? { keepResponses: true } : {};
   return {
-    request: { ...options, inputs, ...(outputs ? { outputs } : {}) } as InferRequest,
+    request: { ...options, inputs, ...(outputs ? { outputs } : {}), ...keep } as InferRequest,
     emptyFinal,
     sharedMemory,
+    classification,
   };
 }
 
@@ -251,26 +258,28 @@ function parameterOf(value: ParameterValue): Record<string, unknown> {
 
 /** The `ModelInferResponse` of `response`, with `triton_final_response` set where the request
  * streams. Its `raw_output_contents` may view the response's buffers (outputs past the copy
- * limit): encode it before the response is disposed. */
+ * limit): encode it before the response is disposed. `outputs` are the outputs to write: the
+ * response's, or those with classifications in place (`classification.ts`). */
 export function inferResponseMessage(
   response: InferResponse,
   final: boolean | undefined,
   inSharedMemory: (output: string) => boolean = () => false,
+  outputs: Readonly<Record<string, Tensor>> = response.outputs,
 ): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(response.parameters)) params[k] = parameterOf(v);
   if (final !== undefined) params.triton_final_response = { bool_param: final };
-  const outputs: Record<string, unknown>[] = [];
+  const described: Record<string, unknown>[] = [];
   const raw: Uint8Array[] = [];
-  for (const [name, tensor] of Object.entries(response.outputs)) {
+  for (const [name, tensor] of Object.entries(outputs)) {
     if (inSharedMemory(name)) {
       // Described, its data in the region: an empty entry keeps one raw content per output.
-      outputs.push({ name, datatype: tensor.dtype, shape: tensor.shape, parameters: {} });
+      described.push({ name, datatype: tensor.dtype, shape: tensor.shape, parameters: {} });
       raw.push(new Uint8Array(0));
       continue;
     }
     const t = tensor.memoryType === "GPU" ? tensor.toHost() : tensor;
-    outputs.push({ name, datatype: t.dtype, shape: t.shape, parameters: {} });
+    described.push({ name, datatype: t.dtype, shape: t.shape, parameters: {} });
     raw.push(t.toBytes());
   }
   return {
@@ -278,7 +287,7 @@ export function inferResponseMessage(
     model_version: String(response.model.version),
     id: response.id,
     parameters: params,
-    outputs,
+    outputs: described,
     raw_output_contents: raw,
   };
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { answeredBatching, classifiedOutputs } from "../classification.ts";
 import { versionOf } from "../operations.ts";
 import type { RpcContext } from "./rpc.ts";
 import {
@@ -102,9 +103,14 @@ export function modelStreamInfer(ctx: RpcContext): DuplexHandler {
           try {
             if (r.final) sawFinal = true;
             read.sharedMemory.writeOutputs(r);
+            const outputs = classifiedOutputs(
+              r,
+              read.classification,
+              () => answeredBatching(server, r),
+            );
             flowing = call.write(encode({
               error_message: "",
-              infer_response: inferResponseMessage(r, r.final, inShm),
+              infer_response: inferResponseMessage(r, r.final, inShm, outputs),
             }));
           } finally {
             r.dispose();

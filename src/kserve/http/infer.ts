@@ -7,6 +7,7 @@
 import type { Model } from "../../model.ts";
 import type { TraceOptions } from "../../trace.ts";
 import { readBody, type RequestLimits, tooLarge } from "./body.ts";
+import { answeredBatching, classifiedOutputs } from "../classification.ts";
 import { checkOneResponse } from "../inference.ts";
 import { INFERENCE_HEADER, parseInferRequest } from "./infer_request.ts";
 import { inferHttpResponse } from "./infer_response.ts";
@@ -18,7 +19,8 @@ import type { SharedMemoryRegions } from "../shared_memory.ts";
  * checks the body, runs the inference (cancelled if `request.signal` aborts: the client left) and
  * writes its response, disposing it once written.
  * @throws {TritonError} UNSUPPORTED for a decoupled model (as Triton), or one that sends other than
- *   one response; INVALID_ARG for a malformed request; the model's error.
+ *   one response; INVALID_ARG for a malformed request, or an output asked for as a classification
+ *   that cannot be one; the model's error.
  * @throws {HttpError} 413 for a body over `limits.body`, or JSON (the body, or a binary request's
  *   header) over `limits.json`, before the body is read where `Content-Length` declares its size.
  */
@@ -54,7 +56,12 @@ export async function inferEndpoint(
     trace,
   }, shm);
   try {
-    return inferHttpResponse(response, parsed.binary, (output) => shm.isOutput(output));
+    const outputs = classifiedOutputs(
+      response,
+      parsed.classification,
+      () => answeredBatching(model.server, response),
+    );
+    return inferHttpResponse(response, parsed.binary, (output) => shm.isOutput(output), outputs);
   } finally {
     response.dispose();
   }

@@ -31,6 +31,8 @@ export interface ParsedInfer {
   readonly binary: (output: string) => boolean;
   /** The shared memory regions it reads and writes (release them when done). */
   readonly sharedMemory: RequestSharedMemory;
+  /** Outputs asked for as classifications: classes per batch row, by output name. */
+  readonly classification: ReadonlyMap<string, number>;
 }
 
 /** The length of the JSON part: the `Inference-Header-Content-Length` header, else the body's.
@@ -63,8 +65,8 @@ function headerLength(header: string | null, bodyLength: number): number {
  * @param header the `Inference-Header-Content-Length` header (null when absent: all JSON).
  * @throws {TritonError} INVALID_ARG for anything malformed: not JSON, a missing or mistyped
  *   field, data that does not fit its shape and data type, binary sizes past the body or bytes
- *   left over, a part past its shared memory region; NOT_FOUND for a region not registered;
- *   UNSUPPORTED for classification, which this server does not offer.
+ *   left over, a part past its shared memory region, a `classification` that is no count;
+ *   NOT_FOUND for a region not registered.
  */
 export function parseInferRequest(
   body: Uint8Array,
@@ -144,6 +146,7 @@ function parse(
 
   let requested: string[] | undefined;
   const binaryByName = new Map<string, boolean>();
+  const classification = new Map<string, number>();
   if (json.outputs !== undefined) {
     requested = [];
     for (const [i, raw] of array(json.outputs, "'outputs'").entries()) {
@@ -155,16 +158,20 @@ function parse(
       const options = outputOptions(record(output.parameters, `${what} parameters`), what);
       if (options.binary !== undefined) binaryByName.set(name, options.binary);
       if (options.sharedMemory) sharedMemory.output(name, options.sharedMemory);
+      if (options.classification !== undefined) classification.set(name, options.classification);
     }
   }
   const request: InferRequest = {
     ...options,
     inputs,
     ...(requested ? { outputs: requested } : {}),
+    // Labels are read from Triton's response when it is encoded.
+    ...(classification.size > 0 ? { keepResponses: true } : {}),
   };
   return {
     request,
     binary: (output) => binaryByName.get(output) ?? binaryOutput,
     sharedMemory,
+    classification,
   };
 }

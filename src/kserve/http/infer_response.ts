@@ -6,6 +6,7 @@
  * @module
  */
 import type { InferResponse, ParameterValue } from "../../response.ts";
+import type { Tensor } from "../../tensor.ts";
 import { unsupported } from "../errors.ts";
 import { INFERENCE_HEADER } from "./infer_request.ts";
 import { jsonElements } from "../tensor_data.ts";
@@ -43,6 +44,8 @@ export function parametersJson(params: Readonly<Record<string, ParameterValue>>)
  * @param binary whether an output goes back as binary data.
  * @param inSharedMemory whether an output went to shared memory: it is described (name, data type,
  *   shape) without its data.
+ * @param outputs the outputs to write: the response's, or those with classifications in place
+ *   (`classification.ts`).
  * @throws {TritonError} the response's error; INVALID_ARG for an FP16/BF16 output asked for as
  *   JSON; UNSUPPORTED for a BYTES response parameter.
  */
@@ -50,6 +53,7 @@ export function inferHttpResponse(
   response: InferResponse,
   binary: (output: string) => boolean,
   inSharedMemory: (output: string) => boolean = () => false,
+  outputs: Readonly<Record<string, Tensor>> = response.outputs,
 ): Response {
   if (response.error) throw response.error;
   const { name, version } = response.model;
@@ -66,7 +70,7 @@ export function inferHttpResponse(
   const blobs: Uint8Array[] = [];
   let blobBytes = 0;
   let first = true;
-  for (const [output, tensor] of Object.entries(response.outputs)) {
+  for (const [output, tensor] of Object.entries(outputs)) {
     json += `${first ? "" : ","}{"name":${JSON.stringify(output)},"datatype":"${tensor.dtype}",` +
       `"shape":[${tensor.shape.join(",")}],`;
     first = false;

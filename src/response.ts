@@ -140,9 +140,10 @@ export class InferResponse implements Disposable {
    * (`TRITONSERVER_InferenceResponseOutputClassificationLabel`): line `classIndex` (from 0) of
    * the label file the model's configuration names for that output (`label_filename`);
    * `undefined` where the output has no label file, the file has no such line, or the line is
-   * empty. It is read from Triton's response: the native response must still be held (not
-   * disposed, not a {@link copy}; pass `keepResponses: true` to `infer()` where responses may
-   * pile up undisposed).
+   * empty. It is read from Triton's response, which must still be held: ask `infer()` or
+   * `inferOne()` with `keepResponses: true`, which keeps it until this response is disposed
+   * (without it the binding releases Triton's response once the stream has moved past this one, on
+   * a later macrotask, or at once when many responses are held); not on a {@link copy}.
    * @param output the output's name.
    * @param classIndex the class: an element's index within one batch row of the output.
    * @throws {TritonError} NOT_FOUND when the response has no such output; INVALID_ARG for a
@@ -155,7 +156,10 @@ export class InferResponse implements Disposable {
    * await using server = await new Server({ modelRepository: "./models" }).start();
    * // labels_fp32 echoes its input; OUTPUT0's classes are labelled by labels.txt
    * const INPUT0 = { dtype: "FP32", shape: [1, 4], data: [0.1, 0.7, 0.05, 0.15] } as const;
-   * using response = await server.model("labels_fp32").inferOne({ inputs: { INPUT0 } });
+   * using response = await server.model("labels_fp32").inferOne({
+   *   inputs: { INPUT0 },
+   *   keepResponses: true, // labels are read from Triton's response
+   * });
    * const scores = response.output("OUTPUT0", "FP32").data;
    * const top = [...scores.keys()].sort((a, b) => scores[b] - scores[a]).slice(0, 2);
    * console.log(top.map((i) => response.classificationLabel("OUTPUT0", i))); // [ "dog", "fish" ]

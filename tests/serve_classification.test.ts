@@ -16,6 +16,8 @@ import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
 import { classOrder } from "../src/kserve/class_order.ts";
 import { fixed6 } from "../src/kserve/classification.ts";
 import type { Msg } from "./support/grpc_requests.ts";
+import { startServer } from "./support/env.ts";
+import { identityConfig, tempRepo } from "./support/temp_repo.ts";
 import {
   postBinary,
   readInferResponse,
@@ -397,7 +399,9 @@ test("InferResponse.classificationLabel reads the output's label file", async ()
   {
     using r = await model.inferOne({
       inputs: { INPUT0: { dtype: "FP32", shape: [1, 6], data: [1, 2, 3, 4, 5, 6] } },
+      keepResponses: true,
     });
+    await new Promise((resolve) => setTimeout(resolve, 20)); // kept past later macrotasks
     assert.deepEqual(
       [0, 1, 2, 3, 4, 2 ** 32 - 1].map((i) => r.classificationLabel("OUTPUT0", i)),
       ["cat", "dog", "bird", "fish", undefined, undefined],
@@ -420,6 +424,7 @@ test("InferResponse.classificationLabel reads the output's label file", async ()
   {
     using r = await s.server.model("labels_int32").inferOne({
       inputs: { INPUT0: { dtype: "INT32", shape: [1, 4], data: [1, 2, 3, 4] } },
+      keepResponses: true,
     });
     assert.deepEqual(
       [0, 1, 2, 3, 4].map((i) => r.classificationLabel("OUTPUT0", i)),
@@ -429,6 +434,7 @@ test("InferResponse.classificationLabel reads the output's label file", async ()
   {
     using r = await s.server.model("identity_fp32").inferOne({
       inputs: { INPUT0: { dtype: "FP32", shape: [1, 2], data: [1, 2] } },
+      keepResponses: true,
     });
     assert.equal(r.classificationLabel("OUTPUT0", 0), undefined);
   }
@@ -441,4 +447,41 @@ test("InferResponse.classificationLabel reads the output's label file", async ()
   assert.equal(responses[0].classificationLabel("OUTPUT0", 1), "dog");
   for (const r of responses) r.dispose();
   await settled(s);
+});
+
+test("a label file that cannot be read, or lies outside the model, fails the load", async () => {
+  const repo = tempRepo();
+  const config = (label: string) =>
+    identityConfig().replace(
+      "dims: [ -1 ] } ]\ninstance",
+      `dims: [ -1 ] label_filename: "${label}" } ]\ninstance`,
+    );
+  try {
+    repo.add("missing", { "config.pbtxt": config("labels.txt"), "1/.keep": "" });
+    repo.add("outside", { "config.pbtxt": config("../secret.txt"), "1/.keep": "" });
+    repo.add("", { "secret.txt": "a\n" });
+    const server = await startServer({ modelRepository: repo.path, modelControlMode: "explicit" });
+    try {
+      await assert.rejects(server.loadModel("missing"), (e) => {
+        assert.ok(e instanceof TritonError);
+        assert.match(
+          e.message,
+          /failed to open text file for read .*missing\/labels\.txt: No such file/,
+        );
+        return true;
+      });
+      await assert.rejects(server.loadModel("outside"), (e) => {
+        assert.ok(e instanceof TritonError);
+        assert.match(
+          e.message,
+          /label file path '.*outside\/\.\.\/secret\.txt' for output 'OUTPUT0' in model 'outside' is outside model directory/,
+        );
+        return true;
+      });
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    repo.remove();
+  }
 });

@@ -798,6 +798,9 @@ void fc_request_release(TRITONSERVER_InferenceRequest* r, bool success);
  * when a model loads. */
 TRITONSERVER_Error* fc_class_labels_load(fc_model* m);
 void fc_class_labels_free(fc_model* m);
+/* Real core: the label of class `class_index` of `output`; NULL where the output has no label
+ * file, the file has no such line, or the line is empty. */
+const char* fc_class_label(const fc_model* m, const char* output, uint32_t class_index);
 
 /* ------------------------------------------------------------------ */
 /* response.c                                                          */

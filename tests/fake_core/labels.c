@@ -1,5 +1,6 @@
-/* labels.c - the label files of a model's outputs (`label_filename` in an output's configuration)
- * and TRITONSERVER_InferenceResponseOutputClassificationLabel, which gives a class's label.
+/* labels.c - the label files of a model's outputs (`label_filename` in an output's configuration),
+ * read when the model loads, and a class's label for
+ * TRITONSERVER_InferenceResponseOutputClassificationLabel (response.c).
  * Each behaviour that imitates the real core says which ("Real core:"). */
 #include "fake_core.h"
 
@@ -104,31 +105,13 @@ fc_class_labels_free(fc_model* m)
   m->nclass_labels = 0;
 }
 
-/* Real core: the label of class `class_index` (taken as 32 bits) of output `index`, NULL where
- * the output has no label file, the file no such line, or the line is empty; INVALID_ARG only
- * for an output index past the response's outputs. */
-TRITONSERVER_Error*
-TRITONSERVER_InferenceResponseOutputClassificationLabel(
-    TRITONSERVER_InferenceResponse* inference_response, const uint32_t index,
-    const size_t class_index, const char** label)
+const char*
+fc_class_label(const fc_model* m, const char* output, uint32_t class_index)
 {
-  if (inference_response == NULL) {
-    return fc_err(TRITONSERVER_ERROR_INVALID_ARG, "response is null");
-  }
-  if (index >= inference_response->noutputs) {
-    return fc_err(
-        TRITONSERVER_ERROR_INVALID_ARG, "out of bounds index %u: response has %zu outputs", index,
-        inference_response->noutputs);
-  }
-  *label = NULL;
-  const fc_model* m = inference_response->factory->model;
-  const char* name = inference_response->outputs[index].name;
-  const uint32_t cls = (uint32_t)class_index;
   for (size_t i = 0; i < m->nclass_labels; ++i) {
     const fc_class_labels* l = &m->class_labels[i];
-    if (strcmp(l->output, name) != 0) continue;
-    if (cls < l->n && l->lines[cls][0] != '\0') *label = l->lines[cls];
-    break;
+    if (strcmp(l->output, output) != 0) continue;
+    return class_index < l->n && l->lines[class_index][0] != '\0' ? l->lines[class_index] : NULL;
   }
   return NULL;
 }

@@ -332,3 +332,22 @@ TRITONSERVER_InferenceResponseOutput(
   *userp = o->buffer_userp;
   return NULL;
 }
+
+/* Real core: the label of class `class_index` (taken as 32 bits) of output `index` (labels.c);
+ * INVALID_ARG only for an output index past the response's outputs. */
+TRITONSERVER_Error*
+TRITONSERVER_InferenceResponseOutputClassificationLabel(
+    TRITONSERVER_InferenceResponse* inference_response, const uint32_t index,
+    const size_t class_index, const char** label)
+{
+  RESP_CHECK(inference_response);
+  if (index >= inference_response->noutputs) {
+    return fc_err(
+        TRITONSERVER_ERROR_INVALID_ARG, "out of bounds index %u: response has %zu outputs", index,
+        inference_response->noutputs);
+  }
+  *label = fc_class_label(
+      inference_response->factory->model, inference_response->outputs[index].name,
+      (uint32_t)class_index);
+  return NULL;
+}

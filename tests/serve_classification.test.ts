@@ -484,6 +484,13 @@ test("data types tritonserver does not classify, and bad counts, are refused", a
       new RegExp(`^class result not available for output due to unsupported type '${dtype}'$`),
     );
   }
+  await failsEverywhere(
+    "identity_int8",
+    { datatype: "INT8", shape: [1, 1_000_001], bytes: new Uint8Array(1_000_001) },
+    1,
+    "INVALID_ARG",
+    /^classification output tensor too large$/,
+  );
   const input = fp32([1, 4], [1, 2, 3, 4]);
   await failsEverywhere(
     "labels_fp32",
@@ -546,6 +553,10 @@ test("InferResponse.classificationLabel reads the output's label file", async ()
     });
     assert.equal(r.classificationLabel("OUTPUT0", 0), undefined);
   }
+  assert.throws(
+    () => model.infer({ inputs: {}, keepResponses: "yes" as unknown as boolean }),
+    (e) => e instanceof TritonError && e.code === "INVALID_ARG" && /keepResponses/.test(e.message),
+  );
   // Kept past the stream and the server's budget: still readable after the reader moved on.
   const responses = await Array.fromAsync(model.infer({
     inputs: { INPUT0: { dtype: "FP32", shape: [1, 2], data: [1, 2] } },

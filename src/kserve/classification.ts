@@ -8,11 +8,11 @@
  * @module
  */
 import type { DataTypeName } from "../../ffi/mod.ts";
-import { DATA_TYPES } from "../dtypes.ts";
+import { DATA_TYPES, type NumericArray } from "../dtypes.ts";
 import type { InferResponse } from "../response.ts";
 import type { Server } from "../server.ts";
 import { Tensor } from "../tensor.ts";
-import { classOrder, type ClassValues } from "./class_order.ts";
+import { classOrder } from "./class_order.ts";
 import { invalid } from "./errors.ts";
 
 /** The most elements one batch row of a classified output may have (tritonserver's limit). */
@@ -71,15 +71,14 @@ export function fixed6(x: number, negativeNaN = false): string {
 }
 
 /** Element `i` of `data` as tritonserver prints it. */
-function valueText(dtype: DataTypeName, data: ClassValues, i: number): string {
+function valueText(dtype: DataTypeName, data: NumericArray, i: number): string {
   const value = data[i];
   if (typeof value === "bigint") return value.toString();
   if (dtype !== "FP32" && dtype !== "FP64") return String(value);
   if (!Number.isNaN(value)) return fixed6(value);
   // A NaN's sign, from its bits (little-endian: the sign is in the element's last byte).
-  const view = data as Float32Array | Float64Array;
-  const size = view.BYTES_PER_ELEMENT;
-  const last = new Uint8Array(view.buffer, view.byteOffset + i * size + size - 1, 1)[0];
+  const size = data.BYTES_PER_ELEMENT;
+  const last = new Uint8Array(data.buffer, data.byteOffset + i * size + size - 1, 1)[0];
   return fixed6(value, (last & 0x80) !== 0);
 }
 
@@ -113,17 +112,17 @@ export function classifyTensor(
   for (let d = batch === 0 ? 0 : 1; d < shape.length; d++) rowElements *= shape[d];
   if (rowElements > MAX_CLASSIFICATION_ELEMENTS) invalid("classification output tensor too large");
   if (!CLASSIFIED.has(dtype)) unsupported();
-  const data = tensor.data as ClassValues & ArrayBufferView;
+  const data = tensor.data as NumericArray;
   const count = Math.min(k, rowElements);
   const strings: Uint8Array[] = [];
   const labels = new Map<number, string | undefined>();
   for (let row = 0; row < Math.max(1, batch); row++) {
     const start = row * rowElements;
-    const values = (data as unknown as Int32Array).subarray(start, start + rowElements);
-    const order = classOrder(values as ClassValues);
+    const values = data.subarray(start, start + rowElements);
+    const order = classOrder(values);
     for (let c = 0; c < count; c++) {
       const i = order[c];
-      let text = `${valueText(dtype, values as ClassValues, i)}:${i}`;
+      let text = `${valueText(dtype, values, i)}:${i}`;
       if (!labels.has(i)) labels.set(i, label(i));
       const name = labels.get(i);
       if (name !== undefined) text += `:${name}`;

@@ -23,3 +23,4 @@ export {
   SharedMemoryRegions,
   type SharedMemoryRegionStatus,
 } from "./src/kserve/shared_memory.ts";
+export type { CudaSharedMemoryRegionStatus, DeviceBytes } from "./src/kserve/cuda_shared_memory.ts";

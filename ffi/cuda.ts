@@ -75,6 +75,91 @@ export const cudaSymbols = {
   },
 } as const satisfies Record<string, SymbolDef>;
 
+/**
+ * `cudaIpcOpenMemHandle(void** devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` and
+ * `cudaIpcCloseMemHandle(void* devPtr)`, bound when CUDA shared memory is first registered. The
+ * handle is a 64-byte struct passed by value, which no FFI of the three runtimes passes as such;
+ * each architecture's calling convention says where it goes, and the declaration puts it there:
+ * - x86-64 (System V): a struct larger than 16 bytes goes in memory, on the stack where the
+ *   seventh and later integer arguments go, and takes no register, so `flags` is in the second
+ *   one. Declared as devPtr, flags, four unused register words, then the handle's eight 64-bit
+ *   words, which land on the stack in order: the struct's bytes, where the callee reads them.
+ * - aarch64 (AAPCS64): a struct larger than 16 bytes is passed as the address of a copy the
+ *   caller made, in the next register. Declared as devPtr, the copy's address, flags.
+ */
+export const cudaIpcSymbols = {
+  x86_64: {
+    cudaIpcOpenMemHandle: {
+      parameters: [
+        "buf", // void** devPtr                       (rdi)
+        "u32", // unsigned int flags                  (rsi: the struct takes no register)
+        "u64", // unused                              (rdx)
+        "u64", // unused                              (rcx)
+        "u64", // unused                              (r8)
+        "u64", // unused                              (r9)
+        "u64", // cudaIpcMemHandle_t handle bytes 0-7   (stack, as the struct is)
+        "u64", // cudaIpcMemHandle_t handle bytes 8-15
+        "u64", // cudaIpcMemHandle_t handle bytes 16-23
+        "u64", // cudaIpcMemHandle_t handle bytes 24-31
+        "u64", // cudaIpcMemHandle_t handle bytes 32-39
+        "u64", // cudaIpcMemHandle_t handle bytes 40-47
+        "u64", // cudaIpcMemHandle_t handle bytes 48-55
+        "u64", // cudaIpcMemHandle_t handle bytes 56-63
+      ],
+      result: "i32", // cudaError_t
+      since: 0,
+    },
+    cudaIpcCloseMemHandle: {
+      parameters: [
+        "ptr", // void* devPtr
+      ],
+      result: "i32", // cudaError_t
+      since: 0,
+    },
+  },
+  aarch64: {
+    cudaIpcOpenMemHandle: {
+      parameters: [
+        "buf", // void** devPtr
+        "buf", // cudaIpcMemHandle_t handle (the address of the caller's copy)
+        "u32", // unsigned int flags
+      ],
+      result: "i32", // cudaError_t
+      since: 0,
+    },
+    cudaIpcCloseMemHandle: {
+      parameters: [
+        "ptr", // void* devPtr
+      ],
+      result: "i32", // cudaError_t
+      since: 0,
+    },
+  },
+} as const satisfies Record<string, Record<string, SymbolDef>>;
+
+/** `cudaIpcMemLazyEnablePeerAccess`: what Triton opens handles with. */
+export const CUDA_IPC_LAZY_ENABLE_PEER_ACCESS = 1;
+
+/** Size of a `cudaIpcMemHandle_t` in bytes. */
+export const CUDA_IPC_HANDLE_SIZE = 64;
+
+/**
+ * The CUDA driver function that says which allocation holds an address (the runtime API has
+ * none). Looked up in the CUDA runtime's library first (the tests' fake runtime exports it; the
+ * real one does not), then in the driver, `libcuda.so.1`.
+ */
+export const cudaDriverSymbols = {
+  cuMemGetAddressRange_v2: {
+    parameters: [
+      "buf", // CUdeviceptr* pbase
+      "buf", // size_t* psize
+      "u64", // CUdeviceptr dptr
+    ],
+    result: "i32", // CUresult
+    since: 0,
+  },
+} as const satisfies Record<string, SymbolDef>;
+
 /** `cudaMemcpyKind` values. */
 export const CudaMemcpyKind = {
   HostToHost: 0,

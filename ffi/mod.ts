@@ -27,6 +27,15 @@ export { type TraceEvent, TraceEventKind } from "./trace_callbacks.ts";
 export type { OutParams } from "./out_params.ts";
 export type { RequestSubmitter } from "./request_submitter.ts";
 export {
+  closeCudaIpc,
+  copyToDevice,
+  CudaIpcError,
+  type CudaIpcMapping,
+  cudaIpcSize,
+  openCudaIpc,
+} from "./cuda_ipc.ts";
+export { CUDA_IPC_HANDLE_SIZE, type CudaRuntime } from "./cuda.ts";
+export {
   mapSharedMemory,
   SharedMemoryError,
   type SharedMemoryMapping,

@@ -14,6 +14,11 @@ import type { ModelStatistics } from "../statistics.ts";
 import { TritonError } from "../errors.ts";
 import { invalid, unsupported } from "./errors.ts";
 import type { SharedMemoryRegions, SharedMemoryRegionStatus } from "./shared_memory.ts";
+import {
+  cudaRegionNameNeeded,
+  type CudaSharedMemoryRegionStatus,
+  gpusNotSupported,
+} from "./cuda_shared_memory.ts";
 import { servedExtensions } from "./extensions.ts";
 
 /** A parameter's value as either protocol carries it: JSON's string, boolean and number (HTTP),
@@ -56,13 +61,14 @@ export function modelReady(server: Server, name: string, version: number): boole
 }
 
 /** The server's name, version and the extensions the front end serves (`/v2`, ServerMetadata):
- * `system_shared_memory` where it has `regions`. */
+ * `system_shared_memory` and `cuda_shared_memory` where it has `regions` (as tritonserver
+ * reports CUDA shared memory whether or not it has a GPU). */
 export function serverMetadata(
   server: Server,
   regions?: SharedMemoryRegions,
 ): ServerMetadata {
   const meta = server.metadata();
-  const enabled = regions === undefined ? [] : ["system_shared_memory"];
+  const enabled = regions === undefined ? [] : ["system_shared_memory", "cuda_shared_memory"];
   return { ...meta, extensions: servedExtensions(meta.extensions, enabled) };
 }
 
@@ -234,4 +240,83 @@ export function sharedMemoryUnregister(
 ): void {
   if (regions === undefined) unsupported(SHM_DISABLED);
   regions.unregister(name);
+}
+
+/** A CUDA registration's fields as either protocol carries them. */
+export interface CudaRegisterFields {
+  /** The `cudaIpcMemHandle_t`'s bytes (gRPC), or their base64 text (HTTP's `raw_handle.b64`);
+   * undefined where the request has none. */
+  readonly rawHandle: Uint8Array | string | undefined;
+  /** The GPU's id; undefined where the request has none. */
+  readonly deviceId: CallParameter | undefined;
+  /** The region's size in bytes; undefined where the request has none. */
+  readonly byteSize: CallParameter | undefined;
+}
+
+/** Standard base64 text's bytes; undefined for text that is not base64. */
+function base64Bytes(text: string): Uint8Array | undefined {
+  const clean = text.replace(/\s+/g, "");
+  if (clean.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) return undefined;
+  const binary = atob(clean);
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/**
+ * Registers CUDA shared memory region `name` (`.../cudasharedmemory/region/{name}/register`,
+ * CudaSharedMemoryRegister): the GPU buffer whose `cudaIpcMemHandle_t` is `fields.rawHandle`,
+ * on device `fields.deviceId`, of `fields.byteSize` bytes. Checked in tritonserver's order.
+ * @throws {TritonError} UNSUPPORTED where the front end serves no shared memory; INVALID_ARG for
+ *   an empty name, a server with no CUDA runtime, a field missing or of the wrong type, a handle
+ *   that is not the base64 of 64 bytes; as `SharedMemoryRegions.registerCuda`.
+ */
+export function cudaSharedMemoryRegister(
+  regions: SharedMemoryRegions | undefined,
+  name: string,
+  fields: () => CudaRegisterFields,
+): void {
+  if (regions === undefined) unsupported(SHM_DISABLED);
+  if (name === "") cudaRegionNameNeeded();
+  if (!regions.cudaAvailable) gpusNotSupported(name);
+  const { rawHandle, deviceId, byteSize } = fields();
+  if (rawHandle === undefined) invalid("Shared memory register request has no 'raw_handle' field");
+  const count = (value: CallParameter | undefined, key: string) => {
+    if (value === undefined) invalid(`attempt to access non-existing object member '${key}'`);
+    if (typeof value !== "number" && typeof value !== "bigint") {
+      invalid(`'${key}' must be an unsigned integer, not ${describeParameter(value)}`);
+    }
+    return value;
+  };
+  const size = count(byteSize, "byte_size");
+  const device = count(deviceId, "device_id");
+  const bytes = typeof rawHandle === "string" ? base64Bytes(rawHandle) : rawHandle;
+  if (bytes === undefined || bytes.byteLength !== 64) {
+    invalid("'raw_handle' must be a valid base64 encoded cudaIpcMemHandle_t");
+  }
+  regions.registerCuda(name, bytes, device, size);
+}
+
+/** The CUDA shared memory regions registered, or the one named (`.../cudasharedmemory/status`,
+ * CudaSharedMemoryStatus); none where the front end serves no shared memory.
+ * @throws {TritonError} NOT_FOUND for a name not registered (or registered as system memory). */
+export function cudaSharedMemoryStatus(
+  regions: SharedMemoryRegions | undefined,
+  name: string,
+): CudaSharedMemoryRegionStatus[] {
+  if (regions !== undefined) return regions.cudaStatus(name);
+  if (name !== "") {
+    throw new TritonError("NOT_FOUND", `Unable to find cuda shared memory region: '${name}'`);
+  }
+  return [];
+}
+
+/** Unregisters CUDA region `name`, or every one where `name` is "" (`.../unregister`,
+ * CudaSharedMemoryUnregister).
+ * @throws {TritonError} UNSUPPORTED where the front end serves no shared memory; INTERNAL when
+ *   the CUDA runtime fails to close a region. */
+export function cudaSharedMemoryUnregister(
+  regions: SharedMemoryRegions | undefined,
+  name: string,
+): void {
+  if (regions === undefined) unsupported(SHM_DISABLED);
+  regions.unregisterCuda(name);
 }

@@ -1,11 +1,15 @@
 /**
- * One inference request's use of system shared memory, on both protocols: its inputs read in place
- * from their regions (held until Triton releases the request), its outputs written into theirs
- * while the response is held, and the regions given back after.
+ * One inference request's use of shared memory, on both protocols: its inputs read in place from
+ * their regions (held until Triton releases the request; a CUDA region's given to Triton as GPU
+ * memory), its outputs written into theirs while the response is held (a CUDA region's with
+ * `cudaMemcpy`), and the regions given back after.
  *
  * @module
  */
+import type { DataTypeName } from "../../ffi/mod.ts";
 import { TritonError } from "../errors.ts";
+import { Tensor } from "../tensor.ts";
+import { checkBinarySize, tensorFromBinary } from "./tensor_data.ts";
 import { type Model, oneResponse } from "../model.ts";
 import type { InferRequest } from "../request.ts";
 import type { RequestStream } from "../request_stream.ts";
@@ -50,6 +54,29 @@ export class RequestSharedMemory {
     return lease.bytes;
   }
 
+  /**
+   * Input `what`'s tensor, of `dtype` and `shape`, in place in its region: a view of a system
+   * region's bytes, or a CUDA region's GPU memory (held until {@link releaseInputs}).
+   * @throws {TritonError} NOT_FOUND or INVALID_ARG as `SharedMemoryRegions.lease`; INVALID_ARG
+   *   for a size that does not fit the shape.
+   */
+  inputTensor(
+    what: string,
+    dtype: DataTypeName,
+    shape: readonly number[],
+    ref: SharedMemoryRef,
+  ): Tensor {
+    const lease = this.#lease(ref);
+    this.#inputs.push(lease);
+    const sizeName = "shared_memory_byte_size";
+    if (lease.device === undefined) {
+      return tensorFromBinary(what, dtype, shape, lease.bytes, sizeName);
+    }
+    const { address, byteSize, deviceId } = lease.device;
+    checkBinarySize(what, dtype, shape, byteSize, sizeName);
+    return Tensor.onDevice(dtype, shape, address, byteSize, deviceId);
+  }
+
   /** Output `name` goes into `ref` (checked against its region now).
    * @throws {TritonError} NOT_FOUND or INVALID_ARG as `SharedMemoryRegions.lease`. */
   output(name: string, ref: SharedMemoryRef): void {
@@ -70,22 +97,26 @@ export class RequestSharedMemory {
    */
   writeOutputs(response: InferResponse): void {
     if (this.#outputs.size === 0) return;
-    const writes: [Uint8Array, Uint8Array][] = [];
+    const writes: [SharedMemoryLease, Uint8Array][] = [];
     for (const [name, tensor] of Object.entries(response.outputs)) {
       const lease = this.#outputs.get(name);
       if (lease === undefined) continue;
       const bytes = (tensor.memoryType === "GPU" ? tensor.toHost() : tensor).toBytes();
-      if (bytes.byteLength > lease.bytes.byteLength) {
+      const room = lease.device?.byteSize ?? lease.bytes.byteLength;
+      if (bytes.byteLength > room) {
         throw new TritonError(
           "INTERNAL",
           `shared memory size specified with the request for output '${name}' ` +
-            `(${lease.bytes.byteLength} bytes) should be at least ${bytes.byteLength} bytes to ` +
+            `(${room} bytes) should be at least ${bytes.byteLength} bytes to ` +
             "hold the results",
         );
       }
-      writes.push([lease.bytes, bytes]);
+      writes.push([lease, bytes]);
     }
-    for (const [target, bytes] of writes) target.set(bytes);
+    for (const [lease, bytes] of writes) {
+      if (lease.device) lease.device.write(bytes);
+      else lease.bytes.set(bytes);
+    }
   }
 
   /** Gives back the outputs' regions (once the responses are written). */

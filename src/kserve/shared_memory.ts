@@ -2,8 +2,10 @@
  * System shared memory (KServe's `system_shared_memory` extension): regions a local client
  * registers by name — a POSIX shared memory key, an offset and a size — mapped into this process,
  * so that inputs are read where the client wrote them and outputs written where it reads them,
- * without crossing a socket. Served by `serve()` and `serveGrpc()` where they are given a
- * {@link SharedMemoryRegions} (pass the same one to both to share its regions).
+ * without crossing a socket. The same object holds the CUDA shared memory regions
+ * (`cuda_shared_memory`, see cuda_shared_memory.ts), in one name space with the system ones.
+ * Served by `serve()` and `serveGrpc()` where they are given a {@link SharedMemoryRegions} (pass
+ * the same one to both to share its regions).
  *
  * @module
  */
@@ -17,6 +19,12 @@ import {
 import { describeValue } from "../arguments.ts";
 import { TritonError } from "../errors.ts";
 import type { Server } from "../server.ts";
+import {
+  CudaRegions,
+  type CudaSharedMemoryRegionStatus,
+  type DeviceBytes,
+} from "./cuda_shared_memory.ts";
+import { checkRegionPart } from "./region_part.ts";
 
 /** A registered region as the status calls report it. */
 export interface SharedMemoryRegionStatus {
@@ -32,8 +40,11 @@ export interface SharedMemoryRegionStatus {
 
 /** Part of a region held by a request: its bytes stay mapped until {@link release}. */
 export interface SharedMemoryLease {
-  /** The bytes leased (a view of the mapping: read and written in place). */
+  /** The bytes leased (a view of the mapping: read and written in place); empty for a CUDA
+   * region, whose bytes are in GPU memory ({@link device}). */
   readonly bytes: Uint8Array;
+  /** Where the bytes leased are, for a CUDA region. */
+  readonly device?: DeviceBytes;
   /** Gives the bytes back (idempotent); a region unregistered meanwhile is unmapped once no
    * lease holds it. */
   release(): void;
@@ -82,10 +93,12 @@ function byteCount(value: unknown, what: string): number {
 export class SharedMemoryRegions implements Disposable {
   readonly #server: Server;
   readonly #regions = new Map<string, Region>();
+  readonly #cuda: CudaRegions;
 
   /** Regions for the front ends of `server` (which maps them through its FFI). */
   constructor(server: Server) {
     this.#server = server;
+    this.#cuda = new CudaRegions(server);
   }
 
   /**
@@ -118,7 +131,7 @@ export class SharedMemoryRegions implements Disposable {
     }
     const start = byteCount(offset, "'offset'");
     const size = byteCount(byteSize, "'byte_size'");
-    if (this.#regions.has(name)) {
+    if (this.#regions.has(name) || this.#cuda.has(name)) {
       throw new TritonError("ALREADY_EXISTS", `shared memory region '${name}' already in manager`);
     }
     const ffi = this.#server.native().lib.ffi;
@@ -155,10 +168,61 @@ export class SharedMemoryRegions implements Disposable {
     if (region === undefined) {
       throw new TritonError(
         "NOT_FOUND",
-        `Unable to find system shared memory region: '${name}'`,
+        this.#cuda.has(name)
+          ? `The region named '${name}' is registered as CUDA shared memory, not system shared ` +
+            "memory"
+          : `Unable to find system shared memory region: '${name}'`,
       );
     }
     return [region.status];
+  }
+
+  /** Whether CUDA regions can be registered: the server's CUDA runtime loads (it is loaded on
+   * first ask, as the allocator would).
+   * @throws {TritonError} UNAVAILABLE where the server is not running. */
+  get cudaAvailable(): boolean {
+    return this.#cuda.available;
+  }
+
+  /**
+   * Opens the CUDA IPC handle `rawHandle` (a `cudaIpcMemHandle_t`, 64 bytes) of a GPU buffer on
+   * device `deviceId` as region `name`, of `byteSize` bytes (`cudaIpcOpenMemHandle`, through the
+   * CUDA runtime the server's allocator loads).
+   * @throws {TritonError} INVALID_ARG for an empty name, a server with no CUDA runtime ("GPUs not
+   *   supported", as a tritonserver built without GPU support answers), a handle that is not 64
+   *   bytes, numbers that are no byte counts, a handle the runtime cannot open (as on a machine
+   *   with no GPU), or a size past the buffer's end; ALREADY_EXISTS for a name registered (of
+   *   either kind).
+   */
+  registerCuda(
+    name: string,
+    rawHandle: Uint8Array,
+    deviceId: number | bigint,
+    byteSize: number | bigint,
+  ): void {
+    this.#cuda.register(
+      name,
+      rawHandle,
+      byteCount(deviceId, "'device_id'"),
+      byteCount(byteSize, "'byte_size'"),
+      this.#regions.has(name),
+    );
+  }
+
+  /**
+   * The CUDA regions registered, or the one named.
+   * @throws {TritonError} NOT_FOUND for a name not registered, or registered as system memory.
+   */
+  cudaStatus(name = ""): CudaSharedMemoryRegionStatus[] {
+    return this.#cuda.status(name, (n) => this.#regions.has(n));
+  }
+
+  /** Unregisters CUDA region `name`, or every CUDA region where `name` is "" (a name not
+   * registered, or a system region, is no error). One leased is closed
+   * (`cudaIpcCloseMemHandle`) when its requests are done.
+   * @throws {TritonError} INTERNAL when the CUDA runtime fails to close one. */
+  unregisterCuda(name = ""): void {
+    this.#cuda.unregister(name);
   }
 
   /** Unregisters region `name`, or every region where `name` is "" (a name not registered is
@@ -174,28 +238,19 @@ export class SharedMemoryRegions implements Disposable {
   }
 
   /**
-   * `byteSize` bytes at `offset` of region `name`, held until the lease is released.
+   * `byteSize` bytes at `offset` of region `name` (system or CUDA), held until the lease is
+   * released.
    * @throws {TritonError} NOT_FOUND for a region not registered; INVALID_ARG for an offset past
    *   its end or bytes past its end.
    */
   lease(name: string, offset: number, byteSize: number): SharedMemoryLease {
     const region = this.#regions.get(name);
     if (region === undefined) {
+      const cuda = this.#cuda.lease(name, offset, byteSize);
+      if (cuda !== undefined) return cuda;
       throw new TritonError("NOT_FOUND", `Unable to find shared memory region: '${name}'`);
     }
-    const size = region.status.byteSize;
-    if (offset >= size) {
-      throw new TritonError(
-        "INVALID_ARG",
-        `Invalid offset for shared memory region: '${name}'`,
-      );
-    }
-    if (offset + byteSize > size) {
-      throw new TritonError(
-        "INVALID_ARG",
-        `Invalid offset + byte size for shared memory region: '${name}'`,
-      );
-    }
+    checkRegionPart(name, region.status.byteSize, offset, byteSize);
     region.leases++;
     let held = true;
     return {
@@ -209,9 +264,11 @@ export class SharedMemoryRegions implements Disposable {
     };
   }
 
-  /** Unregisters every region (those leased once their requests are done). */
+  /** Unregisters every region, system and CUDA (those leased once their requests are done).
+   * @throws {TritonError} INTERNAL when the CUDA runtime fails to close a CUDA region. */
   close(): void {
     this.unregister("");
+    this.#cuda.unregister("");
   }
 
   /** As {@link close}. */

@@ -138,6 +138,28 @@ export function tensorFromJson(
 }
 
 /**
+ * Checks that `byteSize` bytes are what a `dtype` tensor of `shape` holds (any size for BYTES,
+ * whose elements have their own lengths).
+ * @throws {TritonError} INVALID_ARG naming `what` and `sizeName` otherwise.
+ */
+export function checkBinarySize(
+  what: string,
+  dtype: DataTypeName,
+  shape: readonly number[],
+  byteSize: number,
+  sizeName: string,
+): void {
+  if (dtype === "BYTES") return;
+  const need = elementCount(shape) * DATA_TYPES[dtype].byteSize;
+  if (byteSize !== need) {
+    invalid(
+      `${what}: ${dtype} shape [${shape.join(", ")}] needs ${need} bytes, ` +
+        `${sizeName} is ${byteSize}`,
+    );
+  }
+}
+
+/**
  * A tensor from the binary data of an input: the shape's elements in Triton's layout (little
  * endian, row-major; BYTES as 4-byte length prefixes and their bytes). Numeric data is a view of
  * `bytes` where it is aligned (a copy otherwise); BYTES elements are copied out.
@@ -152,13 +174,7 @@ export function tensorFromBinary(
 ): Tensor {
   const n = elementCount(shape);
   if (dtype === "BYTES") return new Tensor("BYTES", shape, decodeBytes(bytes, n, what));
-  const need = n * DATA_TYPES[dtype].byteSize;
-  if (bytes.byteLength !== need) {
-    invalid(
-      `${what}: ${dtype} shape [${shape.join(", ")}] needs ${need} bytes, ` +
-        `${sizeName} is ${bytes.byteLength}`,
-    );
-  }
+  checkBinarySize(what, dtype, shape, bytes.byteLength, sizeName);
   return new Tensor<DataTypeName>(dtype, shape, Tensor.elementsOf(dtype, shape, bytes));
 }
 

@@ -103,10 +103,12 @@ export function serviceDefinitions(
     LogSettings: method(S, "LogSettings", P + "LogSettingsRequest", P + "LogSettingsResponse"),
     TraceSetting: method(S, "TraceSetting", P + "TraceSettingRequest", P + "TraceSettingResponse"),
     ...Object.fromEntries(
-      ["Status", "Register", "Unregister"].map((action) => {
-        const name = `SystemSharedMemory${action}`;
-        return [name, method(S, name, `${P}${name}Request`, `${P}${name}Response`)];
-      }),
+      ["System", "Cuda"].flatMap((kind) =>
+        ["Status", "Register", "Unregister"].map((action) => {
+          const name = `${kind}SharedMemory${action}`;
+          return [name, method(S, name, `${P}${name}Request`, `${P}${name}Response`)];
+        })
+      ),
     ),
   };
   const health: grpc.ServiceDefinition = {

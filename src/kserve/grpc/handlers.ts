@@ -10,6 +10,9 @@ import { answeredBatching, classifiedOutputs } from "../classification.ts";
 import { checkOneResponse } from "../inference.ts";
 import {
   type CallParameter,
+  cudaSharedMemoryRegister,
+  cudaSharedMemoryStatus,
+  cudaSharedMemoryUnregister,
   modelConfig,
   modelMetadata,
   modelReady,
@@ -180,6 +183,43 @@ export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
       P + "SystemSharedMemoryUnregisterResponse",
       (m) => {
         sharedMemoryUnregister(ctx.regions, str(m, "name"));
+        return {};
+      },
+    ),
+    CudaSharedMemoryStatus: unary(
+      ctx,
+      "shared-memory",
+      P + "CudaSharedMemoryStatusResponse",
+      (m) => ({
+        regions: Object.fromEntries(
+          cudaSharedMemoryStatus(ctx.regions, str(m, "name")).map((r) => [r.name, {
+            name: r.name,
+            device_id: r.deviceId,
+            byte_size: r.byteSize,
+          }]),
+        ),
+      }),
+      true,
+    ),
+    CudaSharedMemoryRegister: unary(
+      ctx,
+      "shared-memory",
+      P + "CudaSharedMemoryRegisterResponse",
+      (m) => {
+        cudaSharedMemoryRegister(ctx.regions, str(m, "name"), () => ({
+          rawHandle: (m.raw_handle as Uint8Array | undefined) ?? new Uint8Array(0),
+          deviceId: BigInt((m.device_id as string | undefined) ?? "0"),
+          byteSize: BigInt((m.byte_size as string | undefined) ?? "0"),
+        }));
+        return {};
+      },
+    ),
+    CudaSharedMemoryUnregister: unary(
+      ctx,
+      "shared-memory",
+      P + "CudaSharedMemoryUnregisterResponse",
+      (m) => {
+        cudaSharedMemoryUnregister(ctx.regions, str(m, "name"));
         return {};
       },
     ),

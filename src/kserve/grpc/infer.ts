@@ -183,8 +183,7 @@ function read(message: GrpcInferRequest, sharedMemory: RequestSharedMemory): Rea
     const ref = shm[i];
     if (ref !== undefined) {
       if (typed) invalid(`${what}: contents must not be given for an input in shared memory`);
-      const bytes = sharedMemory.input(ref);
-      inputs[input.name] = tensorFromBinary(what, dtype, shape, bytes, "shared_memory_byte_size");
+      inputs[input.name] = sharedMemory.inputTensor(what, dtype, shape, ref);
       return;
     }
     if (raw.length > 0) {

@@ -34,6 +34,12 @@ service GRPCInferenceService {
     returns (SystemSharedMemoryRegisterResponse);
   rpc SystemSharedMemoryUnregister(SystemSharedMemoryUnregisterRequest)
     returns (SystemSharedMemoryUnregisterResponse);
+  rpc CudaSharedMemoryStatus(CudaSharedMemoryStatusRequest)
+    returns (CudaSharedMemoryStatusResponse);
+  rpc CudaSharedMemoryRegister(CudaSharedMemoryRegisterRequest)
+    returns (CudaSharedMemoryRegisterResponse);
+  rpc CudaSharedMemoryUnregister(CudaSharedMemoryUnregisterRequest)
+    returns (CudaSharedMemoryUnregisterResponse);
 }
 
 message ServerLiveRequest {}
@@ -239,6 +245,21 @@ message SystemSharedMemoryRegisterRequest {
 message SystemSharedMemoryRegisterResponse {}
 message SystemSharedMemoryUnregisterRequest { string name = 1; }
 message SystemSharedMemoryUnregisterResponse {}
+
+message CudaSharedMemoryStatusRequest { string name = 1; }
+message CudaSharedMemoryStatusResponse {
+  message RegionStatus { string name = 1; uint64 device_id = 2; uint64 byte_size = 3; }
+  map<string, RegionStatus> regions = 1;
+}
+message CudaSharedMemoryRegisterRequest {
+  string name = 1;
+  bytes raw_handle = 2;
+  int64 device_id = 3;
+  uint64 byte_size = 4;
+}
+message CudaSharedMemoryRegisterResponse {}
+message CudaSharedMemoryUnregisterRequest { string name = 1; }
+message CudaSharedMemoryUnregisterResponse {}
 
 enum DataType {
   TYPE_INVALID = 0;

@@ -55,8 +55,9 @@ export interface GrpcServeOptions {
    * of the sampled inference requests are written, and the initial global settings, which
    * clients may change (TraceSetting). Default: tracing off, no file. */
   readonly trace?: TraceServeOptions;
-  /** The system shared memory regions clients may register and use (the
-   * `system_shared_memory` extension). Absent: registering is UNIMPLEMENTED, as in
+  /** The system and CUDA shared memory regions clients may register and use (the
+   * `system_shared_memory` and `cuda_shared_memory` extensions). Absent: registering is
+   * UNIMPLEMENTED, as in
    * `tritonserver` without `--allow-client-shm`. Give the same object to `serve()` to share its
    * regions. */
   readonly sharedMemory?: SharedMemoryRegions;

@@ -12,6 +12,7 @@ import type { Server } from "../../server.ts";
 import { TritonError } from "../../errors.ts";
 import { readJsonObject, type RequestLimits, type SizeLimit } from "./body.ts";
 import { errorResponse, responseForError } from "./errors.ts";
+import { invalid } from "../errors.ts";
 import type { EventStream } from "./event_stream.ts";
 import { generateEndpoint } from "./generate.ts";
 import { inferEndpoint } from "./infer.ts";
@@ -19,6 +20,9 @@ import { cText, string, unsigned } from "../json.ts";
 import { sharedMemoryOption, type SharedMemoryRegions } from "../shared_memory.ts";
 import { Calls } from "../lifecycle.ts";
 import {
+  cudaSharedMemoryRegister,
+  cudaSharedMemoryStatus,
+  cudaSharedMemoryUnregister,
   modelConfig,
   modelMetadata,
   modelReady,
@@ -60,9 +64,10 @@ export interface KServeOptions {
    * of the sampled inference requests are written, and the initial global settings, which
    * clients may change (`/v2/trace/setting`). Default: tracing off, no file. */
   readonly trace?: TraceServeOptions;
-  /** The system shared memory regions clients may register and use (the
-   * `system_shared_memory` extension). Absent: registering is UNSUPPORTED, as in `tritonserver`
-   * without `--allow-client-shm`. Give the same object to `serveGrpc()` to share its regions. */
+  /** The system and CUDA shared memory regions clients may register and use (the
+   * `system_shared_memory` and `cuda_shared_memory` extensions). Absent: registering is
+   * UNSUPPORTED, as in `tritonserver` without `--allow-client-shm`. Give the same object to
+   * `serveGrpc()` to share its regions. */
   readonly sharedMemory?: SharedMemoryRegions;
 }
 
@@ -326,6 +331,49 @@ export function kserveService(
     sharedMemoryUnregister(regions, c.req.param("region") ?? "");
     return new Response(null, { status: 200 });
   });
+  const cudaShm = "/v2/cudasharedmemory";
+  route(
+    "GET",
+    [`${cudaShm}/status`, `${cudaShm}/region/:region/status`],
+    "shared-memory",
+    (c) =>
+      json(JSON.stringify(
+        cudaSharedMemoryStatus(regions, c.req.param("region") ?? "").map((r) => ({
+          name: r.name,
+          device_id: r.deviceId,
+          byte_size: r.byteSize,
+        })),
+      )),
+  );
+  route("POST", [`${cudaShm}/region/:region/register`], "shared-memory", async (c) => {
+    const json = await readJsonObject(c.req.raw, limits.json, "register");
+    cudaSharedMemoryRegister(regions, cText(c.req.param("region")!, "the region name"), () => {
+      const raw = json.raw_handle;
+      const b64 = raw !== null && typeof raw === "object" && !Array.isArray(raw)
+        ? raw.b64
+        : undefined;
+      if (raw !== undefined && b64 === undefined) {
+        invalid("attempt to access non-existing object member 'b64'");
+      }
+      const count = (key: string) =>
+        json[key] === undefined ? undefined : unsigned(json[key], `'${key}'`);
+      return {
+        rawHandle: b64 === undefined ? undefined : string(b64, "'raw_handle.b64'"),
+        byteSize: count("byte_size"),
+        deviceId: count("device_id"),
+      };
+    });
+    return new Response(null, { status: 200 });
+  });
+  route(
+    "POST",
+    [`${cudaShm}/unregister`, `${cudaShm}/region/:region/unregister`],
+    "shared-memory",
+    (c) => {
+      cudaSharedMemoryUnregister(regions, c.req.param("region") ?? "");
+      return new Response(null, { status: 200 });
+    },
+  );
   settingsRoutes(route, server, traces, limits.json);
   route(
     "GET",

@@ -120,8 +120,7 @@ function parse(
       );
     }
     if (shm) {
-      const bytes = sharedMemory.input(shm);
-      inputs[name] = tensorFromBinary(what, dtype, shape, bytes, "shared_memory_byte_size");
+      inputs[name] = sharedMemory.inputTensor(what, dtype, shape, shm);
     } else if (hasBinary) {
       const size = unsigned(params.binary_data_size, `${what} binary_data_size`);
       const left = body.byteLength - at;

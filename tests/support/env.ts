@@ -4,6 +4,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import process from "node:process";
 import v8 from "node:v8";
@@ -141,16 +142,30 @@ const fakeCudaSymbols = {
   FAKECUDA_SetFail: { parameters: ["cstr"], result: "void", since: 0 },
   FAKECUDA_LiveCount: { parameters: ["cstr"], result: "i64", since: 0 },
   FAKECUDA_IsDevicePointer: { parameters: ["ptr"], result: "i32", since: 0 },
+  cudaMalloc: { parameters: ["buf", "usize"], result: "i32", since: 0 },
+  cudaFree: { parameters: ["ptr"], result: "i32", since: 0 },
+  cudaMemcpy: { parameters: ["ptr", "ptr", "usize", "i32"], result: "i32", since: 0 },
+  cudaIpcGetMemHandle: { parameters: ["buf", "ptr"], result: "i32", since: 0 },
 } as const;
 
 /** The fake CUDA runtime's test controls, when `$TRITONFFI_CUDART` is the fake one. */
 export interface FakeCuda {
   /** Makes one cuda* function fail ("" clears). */
   setFail(fn: string): void;
-  /** Allocations not yet freed: "device", "pinned" or "total". */
-  live(kind: "device" | "pinned" | "total"): number;
+  /** Allocations not yet freed: "device", "pinned" or "total"; "ipc": IPC openings not closed. */
+  live(kind: "device" | "pinned" | "total" | "ipc"): number;
   /** Whether `address` came from cudaMalloc. */
   isDevicePointer(address: number): boolean;
+  /** `cudaMalloc`: the address of `byteSize` new bytes of "device" memory. */
+  malloc(byteSize: number): number;
+  /** `cudaFree`. */
+  free(address: number): void;
+  /** `cudaIpcGetMemHandle` of a `malloc`'d address: its 64-byte handle. */
+  ipcHandle(address: number): Uint8Array;
+  /** Copies `bytes` to device address `address` (`cudaMemcpy` host to device). */
+  write(address: number, bytes: Uint8Array): void;
+  /** `byteSize` bytes at device address `address`, a host copy (`cudaMemcpy` device to host). */
+  read(address: number, byteSize: number): Uint8Array;
 }
 
 let fakeCudaLib: Promise<FakeCuda | undefined> | undefined;
@@ -168,6 +183,31 @@ export function fakeCuda(): Promise<FakeCuda | undefined> {
         setFail: (fn: string) => lib.FAKECUDA_SetFail(fn),
         live: (kind: string) => Number(lib.FAKECUDA_LiveCount(kind)),
         isDevicePointer: (a: number) => lib.FAKECUDA_IsDevicePointer(ffi.fromAddress(a)) !== 0,
+        malloc: (byteSize: number) => {
+          const out = new BigUint64Array(1);
+          assert.equal(lib.cudaMalloc(out, byteSize), 0, "cudaMalloc");
+          return Number(out[0]);
+        },
+        free: (a: number) => assert.equal(lib.cudaFree(ffi.fromAddress(a)), 0, "cudaFree"),
+        ipcHandle: (a: number) => {
+          const handle = new Uint8Array(64);
+          assert.equal(
+            lib.cudaIpcGetMemHandle(handle, ffi.fromAddress(a)),
+            0,
+            "cudaIpcGetMemHandle",
+          );
+          return handle;
+        },
+        write: (a: number, bytes: Uint8Array) => {
+          const rc = lib.cudaMemcpy(ffi.fromAddress(a), ffi.addressOf(bytes), bytes.byteLength, 1);
+          assert.equal(rc, 0, "cudaMemcpy to device");
+        },
+        read: (a: number, byteSize: number) => {
+          const out = new Uint8Array(byteSize);
+          const rc = lib.cudaMemcpy(ffi.addressOf(out), ffi.fromAddress(a), byteSize, 2);
+          assert.equal(rc, 0, "cudaMemcpy to host");
+          return out;
+        },
       };
     } catch {
       return undefined;

@@ -358,8 +358,8 @@ function suite(transport: GrpcTransportName): void {
     );
   });
 
-  test(`${transport}: the RPCs not served (CUDA shared memory) are UNIMPLEMENTED`, async () => {
-    for (const name of ["CudaSharedMemoryStatus", "CudaSharedMemoryRegister"]) {
+  test(`${transport}: an RPC not served, and registering shared memory without regions, are UNIMPLEMENTED`, async () => {
+    for (const name of ["NoSuchRpc", "CudaSharedMemoryRegister", "SystemSharedMemoryRegister"]) {
       const method = {
         ...definitions.inference.ServerLive,
         path: `/inference.GRPCInferenceService/${name}`,

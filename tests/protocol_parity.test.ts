@@ -9,7 +9,7 @@ import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { test } from "./support/test.ts";
 import type { Server } from "../mod.ts";
-import { HTTP_STATUS, type HttpService, serve } from "../serve.ts";
+import { HTTP_STATUS, type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import { GRPC_STATUS, type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
 import { startServer } from "./support/env.ts";
@@ -49,6 +49,12 @@ const grpcInfer = (extra: Msg = {}, input: Msg = INPUT, inputParams: Msg = {}): 
   ...extra,
 });
 const INFER = "/v2/models/identity_int32/infer";
+const CUDA_REGISTER = "/v2/cudasharedmemory/region/c/register";
+/** A CUDA registration's answer where no CUDA runtime loads (the front ends answer alike). */
+const NO_GPU = "failed to register CUDA shared memory region: 'c', GPUs not supported";
+/** `says` for a CUDA registration answered `message`, or NO_GPU without a CUDA runtime. */
+const cudaSays = (message: string) =>
+  new RegExp(`^(${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|${NO_GPU})$`);
 
 const ROWS: readonly Row[] = [
   {
@@ -216,6 +222,55 @@ const ROWS: readonly Row[] = [
     says: /^Unable to find shared memory region: 'r'$/,
   },
   {
+    why: "a CUDA region registered without a name",
+    http: { path: "/v2/cudasharedmemory/register", body: {} },
+    rpc: "CudaSharedMemoryRegister",
+    message: { name: "" },
+    code: "INVALID_ARG",
+    says: /^'region name' is necessary to register cuda shared memory region$/,
+  },
+  {
+    why: "a CUDA handle that is not 64 bytes",
+    http: {
+      path: CUDA_REGISTER,
+      body: { raw_handle: { b64: btoa("0123456789") }, device_id: 0, byte_size: 8 },
+    },
+    rpc: "CudaSharedMemoryRegister",
+    message: { name: "c", raw_handle: new TextEncoder().encode("0123456789"), byte_size: 8 },
+    code: "INVALID_ARG",
+    says: cudaSays("'raw_handle' must be a valid base64 encoded cudaIpcMemHandle_t"),
+  },
+  {
+    why: "a CUDA handle the runtime cannot open",
+    http: {
+      path: CUDA_REGISTER,
+      body: { raw_handle: { b64: btoa("\0".repeat(64)) }, device_id: 0, byte_size: 8 },
+    },
+    rpc: "CudaSharedMemoryRegister",
+    message: { name: "c", raw_handle: new Uint8Array(64), byte_size: 8 },
+    code: "INVALID_ARG",
+    says: cudaSays("failed to register shared memory region: invalid args"),
+  },
+  {
+    why: "a negative CUDA device id",
+    http: {
+      path: CUDA_REGISTER,
+      body: { raw_handle: { b64: btoa("\0".repeat(64)) }, device_id: -1, byte_size: 8 },
+    },
+    rpc: "CudaSharedMemoryRegister",
+    message: { name: "c", raw_handle: new Uint8Array(64), device_id: -1, byte_size: 8 },
+    code: "INVALID_ARG",
+    says: cudaSays("'device_id' must be an unsigned integer, not -1"),
+  },
+  {
+    why: "the status of a CUDA region not registered",
+    http: { path: "/v2/cudasharedmemory/region/c/status", get: true },
+    rpc: "CudaSharedMemoryStatus",
+    message: { name: "c" },
+    code: "NOT_FOUND",
+    says: /^Unable to find cuda shared memory region: 'c'$/,
+  },
+  {
     why: "a negative classification count",
     http: {
       path: INFER,
@@ -369,6 +424,7 @@ function overGrpc(client: GrpcClient, row: Row): Promise<{ code: number; details
 
 let server: Server;
 let http: HttpService;
+let regions: SharedMemoryRegions;
 const grpcs = new Map<GrpcTransportName, GrpcService>();
 
 before(async () => {
@@ -376,14 +432,17 @@ before(async () => {
     modelControlMode: "explicit",
     startupModels: ["identity_int32", "identity_bytes", "repeat_int32"],
   });
-  http = await serve(server, { port: 0 });
+  // With shared memory, so that registrations reach their checks.
+  regions = new SharedMemoryRegions(server);
+  http = await serve(server, { port: 0, sharedMemory: regions });
   for (const transport of ["grpc-js", "http2"] as const) {
-    grpcs.set(transport, await serveGrpc(server, { port: 0, transport }));
+    grpcs.set(transport, await serveGrpc(server, { port: 0, transport, sharedMemory: regions }));
   }
 });
 after(async () => {
   await http?.close();
   for (const g of grpcs.values()) await g.close();
+  regions?.close();
   await server?.stop();
 });
 

@@ -9,7 +9,6 @@
  * without a CUDA runtime, tritonserver's "GPUs not supported".
  */
 import assert from "node:assert/strict";
-import process from "node:process";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { test } from "./support/test.ts";
@@ -314,7 +313,7 @@ test(
         }),
         (e: grpc.ServiceError) =>
           e.code === grpc.status.INVALID_ARGUMENT &&
-          e.details === "'device_id' must be an unsigned integer, not the bigint -1n",
+          e.details === "'device_id' must be an unsigned integer, not -1",
       );
     });
     assert.equal((await post(http, "/v2/cudasharedmemory/unregister")).status, 200);
@@ -394,9 +393,7 @@ test(
   },
 );
 
-test("without a CUDA runtime, registering answers tritonserver's 'GPUs not supported'", {
-  skip: skip || (process.platform !== "linux" && "not Linux"),
-}, async () => {
+test("without a CUDA runtime, registering answers tritonserver's 'GPUs not supported'", async () => {
   const r = await runScript("support/no_cuda_shm.ts", { TRITONFFI_CUDART: "none" });
   assert.equal(r.code, 0, r.stderr);
   const line = r.stdout.trim().split("\n").at(-1)!;

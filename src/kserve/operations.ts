@@ -281,7 +281,9 @@ export function cudaSharedMemoryRegister(
   if (rawHandle === undefined) invalid("Shared memory register request has no 'raw_handle' field");
   const count = (value: CallParameter | undefined, key: string) => {
     if (value === undefined) invalid(`attempt to access non-existing object member '${key}'`);
-    if (typeof value !== "number" && typeof value !== "bigint") {
+    const whole = typeof value === "bigint" ||
+      (typeof value === "number" && Number.isInteger(value));
+    if (!whole || value < 0) {
       invalid(`'${key}' must be an unsigned integer, not ${describeParameter(value)}`);
     }
     return value;

@@ -345,26 +345,36 @@ export function kserveService(
         })),
       )),
   );
-  route("POST", [`${cudaShm}/region/:region/register`], "shared-memory", async (c) => {
-    const json = await readJsonObject(c.req.raw, limits.json, "register");
-    cudaSharedMemoryRegister(regions, cText(c.req.param("region")!, "the region name"), () => {
-      const raw = json.raw_handle;
-      const b64 = raw !== null && typeof raw === "object" && !Array.isArray(raw)
-        ? raw.b64
-        : undefined;
-      if (raw !== undefined && b64 === undefined) {
-        invalid("attempt to access non-existing object member 'b64'");
-      }
-      const count = (key: string) =>
-        json[key] === undefined ? undefined : unsigned(json[key], `'${key}'`);
-      return {
-        rawHandle: b64 === undefined ? undefined : string(b64, "'raw_handle.b64'"),
-        byteSize: count("byte_size"),
-        deviceId: count("device_id"),
-      };
-    });
-    return new Response(null, { status: 200 });
-  });
+  route(
+    "POST",
+    [`${cudaShm}/register`, `${cudaShm}/region/:region/register`],
+    "shared-memory",
+    async (c) => {
+      const json = await readJsonObject(c.req.raw, limits.json, "register");
+      const name = cText(c.req.param("region") ?? "", "the region name");
+      cudaSharedMemoryRegister(regions, name, () => {
+        const raw = json.raw_handle;
+        const b64 = raw !== null && typeof raw === "object" && !Array.isArray(raw)
+          ? raw.b64
+          : undefined;
+        if (raw !== undefined && b64 === undefined) {
+          invalid("attempt to access non-existing object member 'b64'");
+        }
+        const count = (key: string) => {
+          const v = json[key];
+          return typeof v === "number" || typeof v === "bigint" || v === undefined
+            ? v
+            : unsigned(v, `'${key}'`);
+        };
+        return {
+          rawHandle: b64 === undefined ? undefined : string(b64, "'raw_handle.b64'"),
+          byteSize: count("byte_size"),
+          deviceId: count("device_id"),
+        };
+      });
+      return new Response(null, { status: 200 });
+    },
+  );
   route(
     "POST",
     [`${cudaShm}/unregister`, `${cudaShm}/region/:region/unregister`],

@@ -6,7 +6,9 @@
  * the buffer, byte-exact; the status and unregister calls; every bound (a size past the buffer, a
  * part past its region), bad handles, one name space with the system regions; a region
  * unregistered while a request uses it closed only after; close() closing every opening; and
- * without a CUDA runtime, tritonserver's "GPUs not supported".
+ * without a CUDA runtime, tritonserver's "GPUs not supported". The fake core stands for a core
+ * built with GPU support (it reads and writes GPU memory through the CUDA runtime in the process);
+ * the real core built here has none, and refuses an input in GPU memory, which is checked instead.
  */
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
@@ -16,11 +18,15 @@ import type { Server } from "../mod.ts";
 import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
-import { fakeCuda, idle, runScript, startServer } from "./support/env.ts";
+import { fakeCuda, idle, isFakeCore, runScript, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 
 const cuda = await fakeCuda();
 const skip = !cuda && "needs the fake CUDA runtime (TRITONFFI_CUDART)";
+/** Whether the core takes inputs in GPU memory (the fake one; the real one built here has no GPU
+ * support, and answers {@link CPU_ONLY}). */
+const gpuCore = await isFakeCore();
+const CPU_ONLY = "INPUT0: try to use CUDA copy while GPU is not supported";
 
 /** The test's device buffer: inputs at 0, outputs from 4096. */
 const BUFFER_BYTES = 8192;
@@ -90,6 +96,14 @@ async function eachGrpc(body: (client: GrpcClient, i: number) => Promise<void>):
   }
 }
 
+/** Checks that a gRPC inference was refused by a core without GPU support. */
+async function refused(answer: Promise<Msg>): Promise<void> {
+  await assert.rejects(
+    answer,
+    (e: grpc.ServiceError) => e.code === grpc.status.INTERNAL && e.details === CPU_ONLY,
+  );
+}
+
 const readInts = (offset: number, count: number) =>
   Array.from(new Int32Array(cuda!.read(buffer + offset, count * 4).buffer));
 
@@ -152,11 +166,15 @@ test("a CUDA region registered over HTTP serves inputs and outputs, over HTTP an
     "/v2/models/identity_int32/infer",
     httpInfer(shmParams("gpu", 64), shmParams("gpu", 64, 4096)),
   );
-  assert.equal(r.status, 200, JSON.stringify(r.json));
-  assert.deepEqual((r.json as { outputs: unknown[] }).outputs, [
-    { name: "OUTPUT0", datatype: "INT32", shape: [1, 16] },
-  ]);
-  assert.deepEqual(readInts(4096, 16), values);
+  if (gpuCore) {
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.deepEqual((r.json as { outputs: unknown[] }).outputs, [
+      { name: "OUTPUT0", datatype: "INT32", shape: [1, 16] },
+    ]);
+    assert.deepEqual(readInts(4096, 16), values);
+  } else {
+    assert.deepEqual(r, { status: 500, json: { error: CPU_ONLY } });
+  }
 
   await eachGrpc(async (client, i) => {
     const st = await call(client, "CudaSharedMemoryStatus", { name: "gpu" });
@@ -166,12 +184,13 @@ test("a CUDA region registered over HTTP serves inputs and outputs, over HTTP an
     const meta = await call(client, "ServerMetadata", {});
     assert.ok((meta.extensions as string[]).includes("cuda_shared_memory"));
     cuda!.write(buffer + 4096 + 512, new Uint8Array(64));
-    const res = await call(
+    const res = call(
       client,
       "ModelInfer",
       grpcInfer(shmParams("gpu", 64), shmParams("gpu", 64, 4096 + 512)),
     );
-    assert.deepEqual(res.raw_output_contents, [Buffer.alloc(0)], `transport ${i}`);
+    if (!gpuCore) return await refused(res);
+    assert.deepEqual((await res).raw_output_contents, [Buffer.alloc(0)], `transport ${i}`);
     assert.deepEqual(readInts(4096 + 512, 16), values, `transport ${i}`);
   });
   await idle(server);
@@ -199,8 +218,15 @@ test("CUDA regions registered and unregistered over gRPC (both transports)", { s
     // Input and output in the same region, over this transport.
     const values = Array.from({ length: 16 }, (_, k) => k - 100 * i);
     cuda!.write(buffer + 64, int32s(values));
-    await call(client, "ModelInfer", grpcInfer(shmParams(name, 64, 64), shmParams(name, 64, 128)));
-    assert.deepEqual(readInts(128, 16), values);
+    const res = call(
+      client,
+      "ModelInfer",
+      grpcInfer(shmParams(name, 64, 64), shmParams(name, 64, 128)),
+    );
+    if (gpuCore) {
+      await res;
+      assert.deepEqual(readInts(128, 16), values);
+    } else await refused(res);
     await call(client, "CudaSharedMemoryUnregister", { name });
     await assert.rejects(
       call(client, "CudaSharedMemoryStatus", { name }),
@@ -298,8 +324,10 @@ test(
       await infer(httpInfer(shmParams("r", 64), shmParams("r", 16, 64))),
       error(
         500,
-        "shared memory size specified with the request for output 'OUTPUT0' (16 bytes) " +
-          "should be at least 64 bytes to hold the results",
+        gpuCore
+          ? "shared memory size specified with the request for output 'OUTPUT0' (16 bytes) " +
+            "should be at least 64 bytes to hold the results"
+          : CPU_ONLY,
       ),
     );
     // A negative device id over gRPC.
@@ -356,6 +384,10 @@ test("a CUDA region unregistered while a request uses it is closed when the requ
   let served = 0;
   for (const r of await Promise.all(answers)) {
     if (r.status === 404) continue; // sent after the unregister
+    if (!gpuCore) {
+      assert.deepEqual(r, { status: 500, json: { error: CPU_ONLY } });
+      continue;
+    }
     assert.equal(r.status, 200, JSON.stringify(r.json));
     served++;
   }

@@ -11,6 +11,8 @@
  * the real core built here has none, and refuses an input in GPU memory, which is checked instead.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import process from "node:process";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { test } from "./support/test.ts";
@@ -300,6 +302,34 @@ test(
         "The region named 'r' is registered as CUDA shared memory, not system shared memory",
       ),
     );
+    // A system region's name, asked of the CUDA status, or registered as a CUDA region.
+    if (process.platform === "linux") {
+      const key = `/tritonffi-cuda-test-${process.pid}`;
+      assert.equal(spawnSync("truncate", ["-s", "64", `/dev/shm${key}`]).status, 0);
+      try {
+        regions.register("sys", key, 0, 64);
+        assert.deepEqual(
+          await fetch(`${http.url}/v2/cudasharedmemory/region/sys/status`).then(async (r) => ({
+            status: r.status,
+            json: await r.json(),
+          })),
+          error(
+            404,
+            "The region named 'sys' is registered as system shared memory, not CUDA shared memory",
+          ),
+        );
+        assert.deepEqual(
+          await register("sys", 64),
+          error(400, "shared memory region 'sys' already in manager"),
+        );
+        // The CUDA unregister leaves a system region be.
+        assert.equal((await post(http, "/v2/cudasharedmemory/region/sys/unregister")).status, 200);
+        assert.equal(regions.status("sys").length, 1);
+      } finally {
+        regions.unregister("sys");
+        spawnSync("rm", ["-f", `/dev/shm${key}`]);
+      }
+    }
     // The system unregister leaves a CUDA region be.
     assert.equal((await post(http, "/v2/systemsharedmemory/region/r/unregister")).status, 200);
     assert.equal(regions.cudaStatus("r").length, 1);

@@ -46,14 +46,6 @@ export class RequestSharedMemory {
     return this.#regions.lease(ref.region, ref.offset, ref.byteSize);
   }
 
-  /** An input's bytes, in place in its region (held until {@link releaseInputs}).
-   * @throws {TritonError} NOT_FOUND or INVALID_ARG as `SharedMemoryRegions.lease`. */
-  input(ref: SharedMemoryRef): Uint8Array {
-    const lease = this.#lease(ref);
-    this.#inputs.push(lease);
-    return lease.bytes;
-  }
-
   /**
    * Input `what`'s tensor, of `dtype` and `shape`, in place in its region: a view of a system
    * region's bytes, or a CUDA region's GPU memory (held until {@link releaseInputs}).

@@ -1,6 +1,7 @@
 /**
  * The CUDA runtime (`libcudart`), loaded lazily through FFI only when pinned or GPU memory is
- * asked for. Search order: `$TRITONFFI_CUDART` (alone when set; `none` disables CUDA),
+ * asked for, or a CUDA shared memory region registered (its IPC functions, `cudaIpcSymbols`, bound
+ * then, by `cuda_ipc.ts`). Search order: `$TRITONFFI_CUDART` (alone when set; `none` disables CUDA),
  * `$CUDA_HOME/lib64/libcudart.so`, then the usual sonames through the system loader.
  *
  * @module

@@ -76,9 +76,9 @@ function byteCount(value: unknown, what: string): number {
 }
 
 /**
- * The system shared memory regions of a server's front ends (Triton's shared memory manager):
- * registered, looked up by requests, unregistered. A region a request still reads or writes is
- * unmapped only once that request is done.
+ * The shared memory regions of a server's front ends (Triton's shared memory manager), system and
+ * CUDA, in one name space: registered, looked up by requests, unregistered. A region a request
+ * still reads or writes is unmapped (a CUDA one closed) only once that request is done.
  * @example
  * ```ts
  * import { Server } from "tritonffi";

@@ -14,11 +14,23 @@
  * one (Deno and Node, whose callbacks return values to Triton's threads) and `ffi/c/allocator.c`
  * compiled at run time by Bun's `cc()` from {@link placementTable}.
  *
+ * Each also has a *placing* set of functions ({@link AllocatorFunctions.placing}), for a second
+ * `TRITONSERVER_ResponseAllocator` that the server creates the first time a request places
+ * outputs (KServe's system shared memory: outputs written straight into the client's region, as
+ * tritonserver's response allocators do). Its `userp` is the request's output placement table
+ * (`output_placement.ts`): an output named there gets the table's address when it fits, else
+ * tritonserver's INTERNAL error; its `buffer_userp` is {@link BufferUserp.REGION}, so release
+ * frees nothing. Any other output of that request is allocated and released by the table's
+ * policy, exactly as above. The placing functions are JS on Deno and Node (Triton's thread waits
+ * for the JS thread: ~45 µs per call, on placing requests only) and C on Bun; requests that place
+ * nothing never reach them, so the ordinary allocator and its native fast path are unchanged.
+ *
  * @module
  */
 import { fileURLToPath } from "node:url";
 import type { CudaRuntime } from "./cuda.ts";
 import { ErrorCode, MemoryType } from "./enums.ts";
+import { readOutputPlacement } from "./output_placement.ts";
 import { callbacks } from "./symbols.ts";
 import type { NativeLibrary, Ptr } from "./types.ts";
 
@@ -48,8 +60,9 @@ export function decodePolicy(userp: number): { kind: number; deviceId: number; f
 }
 
 /** The bits of an allocated buffer's `buffer_userp`: its memory type + 1 (never 0), its id from
- * bit 8. */
-export const BufferUserp = { TYPE_OFFSET: 1, ID_SHIFT: 8 } as const;
+ * bit 8; REGION (a low byte no memory type gives) marks a buffer the placing allocator did not
+ * allocate (host memory at the address a request gave: released, nothing is freed). */
+export const BufferUserp = { TYPE_OFFSET: 1, ID_SHIFT: 8, REGION: 0xff } as const;
 
 /** The `buffer_userp` of a buffer of memory `type` and id `id`. */
 export function encodeBufferUserp(type: number, id: number): number {
@@ -70,7 +83,13 @@ export interface AllocatorFunctions {
   readonly bufferAttributes: Ptr;
   /** Makes pinned and device memory available once `libcudart` is loaded. */
   useCuda(cuda: CudaRuntime): void;
+  /** The placing allocator's functions (see the module doc), made on first call. */
+  placing(): AllocatorPointers;
 }
+
+/** The four function pointers of a `TRITONSERVER_ResponseAllocator` (alloc, release, query,
+ * buffer attributes). */
+export type AllocatorPointers = Omit<AllocatorFunctions, "useCuda" | "placing">;
 
 /**
  * The memory-placement rule, stated once: where the output buffer of a request with `policy`
@@ -167,102 +186,192 @@ export function jsAllocator(lib: NativeLibrary): AllocatorFunctions {
   const cudaError = (what: string, rc: number) =>
     `${what} failed: ${cuda ? cuda.api.cudaGetErrorString(rc) : ""} (cudaError ${rc})`;
 
+  /** Allocates by the policy integer `policyCode`; Triton's error pointer or NULL. */
+  const allocate = (
+    byteSize: number | bigint,
+    reqType: number,
+    reqId: number | bigint,
+    policyCode: number,
+    buffer: Ptr,
+    bufferUserp: Ptr,
+    actualType: Ptr,
+    actualId: Ptr,
+  ): Ptr => {
+    const size = Number(byteSize);
+    const policy = decodePolicy(policyCode);
+    const where = place(policy, reqType, Number(reqId), cuda !== undefined);
+    let type = where.type;
+    let id = where.id;
+    let p = ffi.NULL;
+    if (type !== MemoryType.CPU) {
+      if (!cuda) {
+        return api.TRITONSERVER_ErrorNew(
+          ErrorCode.UNAVAILABLE,
+          `output memory ${type === MemoryType.GPU ? "GPU" : "CPU_PINNED"} needs libcudart`,
+        );
+      }
+      let rc = type === MemoryType.GPU ? cuda.api.cudaSetDevice(id) : 0;
+      if (rc === 0) {
+        rc = type === MemoryType.GPU
+          ? cuda.api.cudaMalloc(word, size === 0 ? 1 : size)
+          : cuda.api.cudaHostAlloc(word, size === 0 ? 1 : size, 0);
+      }
+      if (rc === 0) {
+        p = ffi.fromAddress(word[0]);
+      } else if (where.orFallback) {
+        type = MemoryType.CPU;
+        id = 0;
+      } else {
+        const fn = type === MemoryType.GPU ? `cudaMalloc on GPU ${id}` : "cudaHostAlloc";
+        return api.TRITONSERVER_ErrorNew(
+          ErrorCode.INTERNAL,
+          cudaError(`${fn} of ${size} bytes`, rc),
+        );
+      }
+    }
+    if (type === MemoryType.CPU) {
+      p = libc.malloc(size === 0 ? 1 : size);
+      if (ffi.isNull(p)) {
+        return api.TRITONSERVER_ErrorNew(
+          ErrorCode.INTERNAL,
+          `malloc of ${size} bytes failed`,
+        );
+      }
+    }
+    write64(buffer, BigInt(ffi.address(p)));
+    write64(bufferUserp, BigInt(encodeBufferUserp(type, id)));
+    write32(actualType, type);
+    write64(actualId, BigInt(id));
+    return ffi.NULL;
+  };
   const alloc = ffi.callback(
     callbacks.allocatorAlloc,
-    (_a, _name, byteSize, reqType, reqId, userp, buffer, bufferUserp, actualType, actualId) => {
-      const size = Number(byteSize);
-      const policy = decodePolicy(ffi.address(userp));
-      const where = place(policy, reqType, Number(reqId), cuda !== undefined);
-      let type = where.type;
-      let id = where.id;
-      let p = ffi.NULL;
-      if (type !== MemoryType.CPU) {
-        if (!cuda) {
-          return api.TRITONSERVER_ErrorNew(
-            ErrorCode.UNAVAILABLE,
-            `output memory ${type === MemoryType.GPU ? "GPU" : "CPU_PINNED"} needs libcudart`,
-          );
-        }
-        let rc = type === MemoryType.GPU ? cuda.api.cudaSetDevice(id) : 0;
-        if (rc === 0) {
-          rc = type === MemoryType.GPU
-            ? cuda.api.cudaMalloc(word, size === 0 ? 1 : size)
-            : cuda.api.cudaHostAlloc(word, size === 0 ? 1 : size, 0);
-        }
-        if (rc === 0) {
-          p = ffi.fromAddress(word[0]);
-        } else if (where.orFallback) {
-          type = MemoryType.CPU;
-          id = 0;
-        } else {
-          const fn = type === MemoryType.GPU ? `cudaMalloc on GPU ${id}` : "cudaHostAlloc";
-          return api.TRITONSERVER_ErrorNew(
-            ErrorCode.INTERNAL,
-            cudaError(`${fn} of ${size} bytes`, rc),
-          );
-        }
-      }
-      if (type === MemoryType.CPU) {
-        p = libc.malloc(size === 0 ? 1 : size);
-        if (ffi.isNull(p)) {
-          return api.TRITONSERVER_ErrorNew(
-            ErrorCode.INTERNAL,
-            `malloc of ${size} bytes failed`,
-          );
-        }
-      }
-      write64(buffer, BigInt(ffi.address(p)));
-      write64(bufferUserp, BigInt(encodeBufferUserp(type, id)));
-      write32(actualType, type);
-      write64(actualId, BigInt(id));
-      return ffi.NULL;
-    },
+    (_a, _name, byteSize, reqType, reqId, userp, buffer, bufferUserp, actualType, actualId) =>
+      allocate(
+        byteSize,
+        reqType,
+        reqId,
+        ffi.address(userp),
+        buffer,
+        bufferUserp,
+        actualType,
+        actualId,
+      ),
   );
 
+  /** Frees a buffer of {@link allocate}; Triton's error pointer or NULL. */
+  const free = (buffer: Ptr, memoryType: number, memoryTypeId: number | bigint): Ptr => {
+    if (memoryType === MemoryType.CPU || !cuda) {
+      libc.free(buffer);
+      return ffi.NULL;
+    }
+    let rc: number;
+    if (memoryType === MemoryType.GPU) {
+      cuda.api.cudaSetDevice(Number(memoryTypeId));
+      rc = cuda.api.cudaFree(buffer);
+    } else {
+      rc = cuda.api.cudaFreeHost(buffer);
+    }
+    return rc === 0
+      ? ffi.NULL
+      : api.TRITONSERVER_ErrorNew(ErrorCode.INTERNAL, cudaError("freeing an output buffer", rc));
+  };
   const release = ffi.callback(
     callbacks.allocatorRelease,
-    (_a, buffer, bufferUserp, _size, memoryType, memoryTypeId) => {
-      if (memoryType === MemoryType.CPU || !cuda) {
-        libc.free(buffer);
-        return ffi.NULL;
-      }
-      let rc: number;
-      if (memoryType === MemoryType.GPU) {
-        cuda.api.cudaSetDevice(Number(memoryTypeId));
-        rc = cuda.api.cudaFree(buffer);
-      } else {
-        rc = cuda.api.cudaFreeHost(buffer);
-      }
-      void bufferUserp;
-      return rc === 0
-        ? ffi.NULL
-        : api.TRITONSERVER_ErrorNew(ErrorCode.INTERNAL, cudaError("freeing an output buffer", rc));
-    },
+    (_a, buffer, _bufferUserp, _size, memoryType, memoryTypeId) =>
+      free(buffer, memoryType, memoryTypeId),
   );
 
+  /** Answers a query by the policy integer `policyCode`. */
+  const answer = (policyCode: number, memoryType: Ptr, memoryTypeId: Ptr): Ptr => {
+    const requested = new Uint32Array(ffi.view(memoryType, 4))[0];
+    const requestedId = Number(new BigInt64Array(ffi.view(memoryTypeId, 8).slice(0))[0]);
+    const where = place(decodePolicy(policyCode), requested, requestedId, !!cuda);
+    write32(memoryType, where.type);
+    write64(memoryTypeId, BigInt(where.id));
+    return ffi.NULL;
+  };
   const query = ffi.callback(
     callbacks.allocatorQuery,
-    (_a, userp, _name, _byteSize, memoryType, memoryTypeId) => {
-      const requested = new Uint32Array(ffi.view(memoryType, 4))[0];
-      const requestedId = Number(new BigInt64Array(ffi.view(memoryTypeId, 8).slice(0))[0]);
-      const where = place(decodePolicy(ffi.address(userp)), requested, requestedId, !!cuda);
-      write32(memoryType, where.type);
-      write64(memoryTypeId, BigInt(where.id));
-      return ffi.NULL;
-    },
+    (_a, userp, _name, _byteSize, memoryType, memoryTypeId) =>
+      answer(ffi.address(userp), memoryType, memoryTypeId),
   );
 
+  /** Reports the memory of the buffer whose `buffer_userp` is `code`. */
+  const attributesOf = (attributes: Ptr, code: number): Ptr => {
+    if (code === 0) return ffi.NULL;
+    const { type, id } = code === BufferUserp.REGION
+      ? { type: MemoryType.CPU, id: 0 }
+      : decodeBufferUserp(code);
+    const err = api.TRITONSERVER_BufferAttributesSetMemoryType(attributes, type);
+    if (!ffi.isNull(err)) return err;
+    return api.TRITONSERVER_BufferAttributesSetMemoryTypeId(attributes, BigInt(id));
+  };
   const bufferAttributes = ffi.callback(
     callbacks.allocatorBufferAttributes,
-    (_a, _name, attributes, _userp, bufferUserp) => {
-      const code = ffi.address(bufferUserp);
-      if (code === 0) return ffi.NULL;
-      const { type, id } = decodeBufferUserp(code);
-      const err = api.TRITONSERVER_BufferAttributesSetMemoryType(attributes, type);
-      if (!ffi.isNull(err)) return err;
-      return api.TRITONSERVER_BufferAttributesSetMemoryTypeId(attributes, BigInt(id));
-    },
+    (_a, _name, attributes, _userp, bufferUserp) =>
+      attributesOf(attributes, ffi.address(bufferUserp)),
   );
+
+  let placing: AllocatorPointers | undefined;
+  const makePlacing = (): AllocatorPointers => ({
+    alloc: ffi.callback(
+      callbacks.allocatorAlloc,
+      (_a, name, byteSize, reqType, reqId, userp, buffer, bufferUserp, actualType, actualId) => {
+        const table = readOutputPlacement(ffi, userp);
+        const tensor = ffi.isNull(name) ? undefined : ffi.cstring(name);
+        const at = tensor === undefined ? undefined : table.find(tensor);
+        if (at === undefined) {
+          return allocate(
+            byteSize,
+            reqType,
+            reqId,
+            table.policy,
+            buffer,
+            bufferUserp,
+            actualType,
+            actualId,
+          );
+        }
+        const size = Number(byteSize);
+        if (size > at.byteSize) {
+          return api.TRITONSERVER_ErrorNew(
+            ErrorCode.INTERNAL,
+            placedTooSmall(tensor!, at.byteSize, size),
+          );
+        }
+        write64(buffer, BigInt(at.address));
+        write64(bufferUserp, BigInt(BufferUserp.REGION));
+        write32(actualType, MemoryType.CPU);
+        write64(actualId, 0n);
+        return ffi.NULL;
+      },
+    ),
+    release: ffi.callback(
+      callbacks.allocatorRelease,
+      (_a, buffer, bufferUserp, _size, memoryType, memoryTypeId) =>
+        ffi.address(bufferUserp) === BufferUserp.REGION
+          ? ffi.NULL
+          : free(buffer, memoryType, memoryTypeId),
+    ),
+    query: ffi.callback(
+      callbacks.allocatorQuery,
+      (_a, userp, name, _byteSize, memoryType, memoryTypeId) => {
+        const table = readOutputPlacement(ffi, userp);
+        if (ffi.isNull(name) || table.find(ffi.cstring(name)) === undefined) {
+          return answer(table.policy, memoryType, memoryTypeId);
+        }
+        write32(memoryType, MemoryType.CPU);
+        write64(memoryTypeId, 0n);
+        return ffi.NULL;
+      },
+    ),
+    bufferAttributes: ffi.callback(
+      callbacks.allocatorBufferAttributes,
+      (_a, _name, attributes, _userp, bufferUserp) =>
+        attributesOf(attributes, ffi.address(bufferUserp)),
+    ),
+  });
 
   return {
     alloc,
@@ -272,7 +381,17 @@ export function jsAllocator(lib: NativeLibrary): AllocatorFunctions {
     useCuda(c: CudaRuntime) {
       cuda = c;
     },
+    placing() {
+      return placing ??= makePlacing();
+    },
   };
+}
+
+/** tritonserver's error for an output larger than the part of a region the request gave it
+ * (the C allocator writes the same). */
+export function placedTooSmall(name: string, available: number, needed: number): string {
+  return `shared memory size specified with the request for output '${name}' ` +
+    `(${available} bytes) should be at least ${needed} bytes to hold the results`;
 }
 
 /** The constants `ffi/c/allocator.c` is compiled with (its rule is {@link placementTable}). */
@@ -310,6 +429,10 @@ export const allocatorCSymbols = {
   tritonffi_release: callbacks.allocatorRelease,
   tritonffi_query: callbacks.allocatorQuery,
   tritonffi_buffer_attributes: callbacks.allocatorBufferAttributes,
+  tritonffi_placed_alloc: callbacks.allocatorAlloc,
+  tritonffi_placed_release: callbacks.allocatorRelease,
+  tritonffi_placed_query: callbacks.allocatorQuery,
+  tritonffi_placed_buffer_attributes: callbacks.allocatorBufferAttributes,
 } as const;
 
 /** The allocator compiled from C at run time (Bun). */
@@ -337,6 +460,14 @@ export function nativeAllocator(lib: NativeLibrary): AllocatorFunctions {
         a.cudaFreeHost,
         a.cudaSetDevice,
       );
+    },
+    placing() {
+      return {
+        alloc: c.pointers.tritonffi_placed_alloc,
+        release: c.pointers.tritonffi_placed_release,
+        query: c.pointers.tritonffi_placed_query,
+        bufferAttributes: c.pointers.tritonffi_placed_buffer_attributes,
+      };
     },
   };
 }

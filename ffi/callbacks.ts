@@ -44,7 +44,8 @@ export interface CallbackTable {
   readonly responseComplete: Ptr;
   /** `TRITONSERVER_InferenceRequestReleaseFn_t` */
   readonly requestRelease: Ptr;
-  /** The response allocator's functions (alloc, release, query, buffer attributes). */
+  /** The response allocator's functions (alloc, release, query, buffer attributes), and the
+   * placing allocator's (`placing()`: JS on Deno and Node in either mode, C on Bun). */
   readonly allocator: AllocatorFunctions;
   /** Sets the one consumer of drained completions (the request router in `src/`); returns the
    * previous one. */
@@ -107,7 +108,13 @@ export function createCallbackTable(lib: NativeLibrary, keepalive: KeepAlive): C
     mode = "native";
     responseComplete = native.responseComplete;
     requestRelease = native.requestRelease;
-    if (native.allocator) fns = { ...native.allocator, useCuda: (c) => allocator.useCuda(c) };
+    if (native.allocator) {
+      fns = {
+        ...native.allocator,
+        useCuda: (c) => allocator.useCuda(c),
+        placing: () => allocator.placing(),
+      };
+    }
     keepalive.watch(consumer);
   } else {
     const ring = new CompletionRing();

@@ -15,7 +15,12 @@ export { DEFAULT_LIBRARY_PATH, LibraryLoadError, loadTriton } from "./loader.ts"
 export { env, runtimeName } from "./runtime.ts";
 export { check, discard, errorFromPtr, TritonError } from "./triton_error.ts";
 export { checkCString } from "./cstring_cache.ts";
-export type { AllocatorFunctions } from "./allocator.ts";
+export type { AllocatorFunctions, AllocatorPointers } from "./allocator.ts";
+export {
+  type OutputPlacement,
+  type PlacedOutput,
+  writeOutputPlacement,
+} from "./output_placement.ts";
 export type { CallbackTable } from "./callbacks.ts";
 export {
   type CompletionHandler,

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { AllocatorFunctions } from "./allocator.ts";
+import type { AllocatorFunctions, AllocatorPointers } from "./allocator.ts";
 import { LIBC_PATH } from "./libc.ts";
 import {
   EventfdWaiter,
@@ -51,7 +51,7 @@ export interface NativeCallbacks {
   readonly responseComplete: Ptr;
   readonly requestRelease: Ptr;
   /** The allocator with its CPU policy native (Deno, Node); undefined on Bun (already C). */
-  readonly allocator?: Omit<AllocatorFunctions, "useCuda">;
+  readonly allocator?: AllocatorPointers;
   readonly consumer: RingConsumer;
 }
 

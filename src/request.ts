@@ -6,10 +6,12 @@
  */
 import {
   MemoryType,
+  type OutputPlacement,
   type Ptr,
   RequestFlag,
   type RequestSubmitter,
   type TritonLibrary,
+  writeOutputPlacement,
 } from "../ffi/mod.ts";
 import { DATA_TYPES } from "./dtypes.ts";
 import {
@@ -95,6 +97,8 @@ export interface InferTarget {
   readonly owner: ServerChildren;
   readonly server: Ptr;
   readonly allocator: Ptr;
+  /** The placing allocator (made on first call), for requests that place outputs. */
+  readonly placingAllocator: () => Ptr;
   readonly model: string;
   readonly version: number;
 }
@@ -103,9 +107,17 @@ export interface InferTarget {
  * @internal Builds the native request, submits it with `TRITONSERVER_ServerInferAsync` and returns
  * the async generator of its responses. On any failure before Triton accepts the request the
  * request is deleted and the error thrown.
+ * @param placed outputs Triton writes in place, by name: host memory that must stay mapped until
+ *   the stream's `finished` resolves (and, as the responses' outputs view it, until they are
+ *   disposed). Through the placing allocator: an output larger than its bytes is the response's
+ *   INTERNAL error (tritonserver's message). KServe's system shared memory uses it.
  * @throws {TritonError} for bad input (INVALID_ARG), an unknown model (NOT_FOUND), etc.
  */
-export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<InferResponse> {
+export function submit(
+  target: InferTarget,
+  req: InferRequest,
+  placed?: ReadonlyMap<string, Uint8Array>,
+): AsyncGenerator<InferResponse> {
   const { owner, server } = target;
   const { lib } = owner;
   const { api, ffi } = lib;
@@ -125,7 +137,8 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
       throw e;
     }
   });
-  const submitter = onlyInputs(req) ? lib.binding.requestSubmitter : undefined;
+  const placing = placed !== undefined && placed.size > 0;
+  const submitter = !placing && onlyInputs(req) ? lib.binding.requestSubmitter : undefined;
   if (submitter) {
     const stream = submitNatively(target, req, tensors, policy, submitter);
     if (stream) return stream;
@@ -145,6 +158,7 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   const request = out.pointer(0);
   const keep: unknown[] = [];
   let stream: RequestStream | undefined;
+  let placement: OutputPlacement | undefined;
   try {
     applyOptions(lib, request, req);
     for (const [name, tensor] of tensors) {
@@ -191,12 +205,27 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
         userp,
       ),
     );
+    let allocator = target.allocator;
+    let allocatorUserp = policy;
+    if (placing) {
+      allocator = target.placingAllocator();
+      placement = writeOutputPlacement(
+        lib,
+        policy,
+        [...placed].map(([name, bytes]) => ({
+          name,
+          address: bytes.byteLength === 0 ? 0 : ffi.address(ffi.addressOf(bytes)),
+          byteSize: bytes.byteLength,
+        })),
+      );
+      allocatorUserp = placement.userp;
+    }
     check(
       lib,
       api.TRITONSERVER_InferenceRequestSetResponseCallback(
         request,
-        target.allocator,
-        policy,
+        allocator,
+        allocatorUserp,
         callbacks.responseComplete,
         userp,
       ),
@@ -210,10 +239,13 @@ export function submit(target: InferTarget, req: InferRequest): AsyncGenerator<I
   } catch (e) {
     stream?.untrack();
     api.TRITONSERVER_InferenceRequestDelete(request);
+    placement?.free();
     throw withModelInputs(target, e);
   }
   // Triton owns the request from here on: nothing below may throw.
   stream.submitted(signal);
+  // The placing allocator reads the table until the last response is allocated.
+  if (placement) stream.finished.then(() => placement.free());
   return stream;
 }
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type AllocatorFunctions, loadTriton, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
+import { type AllocatorPointers, loadTriton, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { check, discard, errorFromPtr, TritonError } from "./errors.ts";
 import { duration } from "./durations.ts";
 import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
@@ -37,7 +37,7 @@ import { type ModelStatistics, modelStatistics } from "./statistics.ts";
  * Creates the server's `TRITONSERVER_ResponseAllocator` with the binding's allocator functions
  * (alloc, release, query, buffer attributes). The caller deletes it.
  */
-function createAllocator(lib: TritonLibrary, fns: AllocatorFunctions): Ptr {
+function createAllocator(lib: TritonLibrary, fns: AllocatorPointers): Ptr {
   const { api, ffi } = lib;
   const out = new BigUint64Array(1);
   check(lib, api.TRITONSERVER_ResponseAllocatorNew(out, fns.alloc, fns.release, ffi.NULL));
@@ -90,6 +90,9 @@ export class Server {
   #lib: TritonLibrary | undefined;
   #server: Ptr | undefined;
   #allocator: Ptr | undefined;
+  /** The placing allocator (outputs written where a request says: KServe's shared memory),
+   * created by the first request that places outputs, deleted with the server. */
+  #placingAllocator: Ptr | undefined;
   #state: "new" | "starting" | "running" | "stopping" | "stopped" = "new";
   /** Its requests in flight and live responses (from `start()` on). */
   #children: ServerChildren | undefined;
@@ -245,9 +248,18 @@ export class Server {
       owner: this.#children!,
       server,
       allocator: this.#allocator!,
+      placingAllocator: () => this.#placing(),
       model,
       version,
     };
+  }
+
+  /** The placing allocator, created on first use.
+   * @throws {TritonError} UNAVAILABLE when the server is not running; Triton's error. */
+  #placing(): Ptr {
+    const { lib } = this.#running();
+    this.#placingAllocator ??= createAllocator(lib, lib.binding.callbacks.allocator.placing());
+    return this.#placingAllocator;
   }
 
   /**
@@ -422,7 +434,7 @@ export class Server {
    * (`TRITONSERVER_InferenceResponseDelete`: a kept response never makes the stop wait; what was
    * read from it stays readable, its output views are detached), then stops and deletes the
    * server (`TRITONSERVER_ServerStop`, `TRITONSERVER_ServerDelete`, both off the JS thread) and
-   * its response allocator. Safe to call twice.
+   * its response allocators. Safe to call twice.
    * @throws {TritonError} INTERNAL when the exit timeout expired before Triton finished (an
    *   inference still running, a model still unloading): the server is then stopped but left
    *   undeleted, as deleting it under its model threads would crash the process; Triton's error
@@ -470,6 +482,7 @@ export class Server {
       // open, so that what Triton still sends and releases is deleted as it comes.
       this.#server = undefined;
       this.#allocator = undefined;
+      this.#placingAllocator = undefined;
       this.#state = "stopped";
       if (stoppedOutside) {
         throw new TritonError(
@@ -491,6 +504,10 @@ export class Server {
     if (this.#allocator) {
       check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));
       this.#allocator = undefined;
+    }
+    if (this.#placingAllocator) {
+      check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#placingAllocator));
+      this.#placingAllocator = undefined;
     }
     this.#state = "stopped";
   }

@@ -47,6 +47,14 @@ __attribute__((unused)) static TRITONSERVER_ResponseAllocatorQueryFn_t const che
     tritonffi_query;
 __attribute__((unused)) static TRITONSERVER_ResponseAllocatorBufferAttributesFn_t const
     check_attributes = tritonffi_buffer_attributes;
+__attribute__((unused)) static TRITONSERVER_ResponseAllocatorAllocFn_t const check_placed_alloc =
+    tritonffi_placed_alloc;
+__attribute__((unused)) static TRITONSERVER_ResponseAllocatorReleaseFn_t const
+    check_placed_release = tritonffi_placed_release;
+__attribute__((unused)) static TRITONSERVER_ResponseAllocatorQueryFn_t const check_placed_query =
+    tritonffi_placed_query;
+__attribute__((unused)) static TRITONSERVER_ResponseAllocatorBufferAttributesFn_t const
+    check_placed_attributes = tritonffi_placed_buffer_attributes;
 #endif
 
 /* Triton's functions the allocator calls (their addresses, from the loaded library). */
@@ -163,4 +171,110 @@ TF_ERROR* tritonffi_buffer_attributes(TF_ALLOCATOR* allocator, const char* name,
   TF_ERROR* err =
       attr_set_type(attributes, (TF_MEMORY_TYPE)((code & mask) - TRITONFFI_BUFFER_USERP_TYPE_OFFSET));
   return err ? err : attr_set_id(attributes, (int64_t)(code >> TRITONFFI_BUFFER_USERP_ID_SHIFT));
+}
+
+/* ---- the placing allocator: outputs written where the request says ------------------------
+ * Its userp is an output placement table (ffi/output_placement.ts writes it): the policy of the
+ * outputs not in the table, then, per placed output, its name, the address it goes to and the
+ * bytes there. A placed output's buffer is that address (its buffer_userp REGION: released,
+ * nothing is freed); any other output is allocated and released as above, by the policy. */
+typedef struct {
+  const char* name;
+  void* base;
+  uint64_t byte_size;
+} placed_output;
+
+typedef struct {
+  uint64_t count;
+  uint64_t policy;
+} placement_header; /* followed by count placed_outputs */
+
+static const placed_output* find_placed(const placement_header* table, const char* name) {
+  if (name == 0) return 0;
+  const placed_output* outputs = (const placed_output*)(table + 1);
+  for (uint64_t i = 0; i < table->count; i++) {
+    const char* a = outputs[i].name;
+    const char* b = name;
+    while (*a != 0 && *a == *b) a++, b++;
+    if (*a == *b) return &outputs[i];
+  }
+  return 0;
+}
+
+/* Appends `text` at `*at` within `end` (always NUL-terminated). */
+static void append(char** at, char* end, const char* text) {
+  while (*text != 0 && *at < end - 1) *(*at)++ = *text++;
+  **at = 0;
+}
+
+static void append_u64(char** at, char* end, uint64_t value) {
+  char digits[24];
+  int n = 0;
+  do digits[n++] = (char)('0' + value % 10), value /= 10;
+  while (value != 0);
+  char text[24];
+  for (int i = 0; i < n; i++) text[i] = digits[n - 1 - i];
+  text[n] = 0;
+  append(at, end, text);
+}
+
+TF_ERROR* tritonffi_placed_alloc(TF_ALLOCATOR* allocator, const char* name, size_t byte_size,
+                                 TF_MEMORY_TYPE req_type, int64_t req_id, void* userp,
+                                 void** buffer, void** buffer_userp, TF_MEMORY_TYPE* actual_type,
+                                 int64_t* actual_id) {
+  const placement_header* table = (const placement_header*)userp;
+  const placed_output* o = find_placed(table, name);
+  if (o == 0) {
+    return tritonffi_alloc(allocator, name, byte_size, req_type, req_id,
+                           (void*)(size_t)table->policy, buffer, buffer_userp, actual_type,
+                           actual_id);
+  }
+  if (byte_size > o->byte_size) {
+    /* The message tritonserver's front ends give. */
+    char message[512];
+    char* at = message;
+    char* end = message + sizeof message;
+    append(&at, end, "shared memory size specified with the request for output '");
+    append(&at, end, name);
+    append(&at, end, "' (");
+    append_u64(&at, end, o->byte_size);
+    append(&at, end, " bytes) should be at least ");
+    append_u64(&at, end, byte_size);
+    append(&at, end, " bytes to hold the results");
+    return error_new(TRITONFFI_ERROR_INTERNAL, message);
+  }
+  *buffer = o->base;
+  *buffer_userp = (void*)(size_t)TRITONFFI_BUFFER_USERP_REGION;
+  *actual_type = (TF_MEMORY_TYPE)CPU;
+  *actual_id = 0;
+  return 0;
+}
+
+TF_ERROR* tritonffi_placed_release(TF_ALLOCATOR* allocator, void* buffer, void* buffer_userp,
+                                   size_t byte_size, TF_MEMORY_TYPE type, int64_t id) {
+  if ((size_t)buffer_userp == TRITONFFI_BUFFER_USERP_REGION) return 0;
+  return tritonffi_release(allocator, buffer, buffer_userp, byte_size, type, id);
+}
+
+TF_ERROR* tritonffi_placed_query(TF_ALLOCATOR* allocator, void* userp, const char* name,
+                                 size_t* byte_size, TF_MEMORY_TYPE* memory_type,
+                                 int64_t* memory_type_id) {
+  const placement_header* table = (const placement_header*)userp;
+  if (find_placed(table, name) != 0) {
+    *memory_type = (TF_MEMORY_TYPE)CPU;
+    *memory_type_id = 0;
+    return 0;
+  }
+  return tritonffi_query(allocator, (void*)(size_t)table->policy, name, byte_size, memory_type,
+                         memory_type_id);
+}
+
+TF_ERROR* tritonffi_placed_buffer_attributes(TF_ALLOCATOR* allocator, const char* name,
+                                             TF_ATTRIBUTES* attributes, void* userp,
+                                             void* buffer_userp) {
+  if ((size_t)buffer_userp == TRITONFFI_BUFFER_USERP_REGION) {
+    TF_ERROR* err = attr_set_type(attributes, (TF_MEMORY_TYPE)CPU);
+    return err ? err : attr_set_id(attributes, 0);
+  }
+  return tritonffi_buffer_attributes(allocator, name, attributes, userp, buffer_userp);
 }

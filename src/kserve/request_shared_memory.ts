@@ -1,8 +1,11 @@
 /**
  * One inference request's use of shared memory, on both protocols: its inputs read in place from
  * their regions (held until Triton releases the request; a CUDA region's given to Triton as GPU
- * memory), its outputs written into theirs while the response is held (a CUDA region's with
- * `cudaMemcpy`), and the regions given back after.
+ * memory), its outputs written into theirs — a system region's by Triton's response allocator (the
+ * server's placing allocator, given the parts of the regions as the request's output placement, as
+ * tritonserver's front ends do), a CUDA region's with `cudaMemcpy` once the response arrived — and
+ * the regions given back once nothing can touch them: Triton done with the request, and the caller
+ * done with its responses (whose outputs view the regions).
  *
  * @module
  */
@@ -11,7 +14,7 @@ import { TritonError } from "../errors.ts";
 import { Tensor } from "../tensor.ts";
 import { checkBinarySize, tensorFromBinary } from "./tensor_data.ts";
 import { type Model, oneResponse } from "../model.ts";
-import type { InferRequest } from "../request.ts";
+import { type InferRequest, submit } from "../request.ts";
 import type { RequestStream } from "../request_stream.ts";
 import type { InferResponse } from "../response.ts";
 import type { SharedMemoryRef } from "./inference.ts";
@@ -24,6 +27,12 @@ export class RequestSharedMemory {
   readonly #outputs = new Map<string, SharedMemoryLease>();
   /** The outputs that go to shared memory (kept after their leases end). */
   readonly #outputNames = new Set<string>();
+  /** The outputs handed to Triton's allocator ({@link placedOutputs}). */
+  readonly #placed = new Set<string>();
+  /** Requests Triton may still be writing the outputs' regions for. */
+  #writing = 0;
+  /** The caller is done with the responses ({@link releaseOutputs}). */
+  #outputsDone = false;
 
   /** @param regions the front end's regions; undefined where it serves none (a region named
    *   is then NOT_FOUND, as in a server with none registered). */
@@ -82,8 +91,34 @@ export class RequestSharedMemory {
     return this.#outputNames.has(name);
   }
 
+  /** The outputs' parts of their system regions by name, for Triton's allocator to write them
+   * in place (see {@link inferSharing}); {@link writeOutputs} leaves these alone. Outputs in CUDA
+   * regions are not among them: {@link writeOutputs} copies them in. */
+  placedOutputs(): ReadonlyMap<string, Uint8Array> {
+    const placed = new Map<string, Uint8Array>();
+    for (const [name, lease] of this.#outputs) {
+      if (lease.device !== undefined) continue;
+      placed.set(name, lease.bytes);
+      this.#placed.add(name);
+    }
+    return placed;
+  }
+
+  /** Holds the regions until `finished` (Triton done with a request reading and writing them)
+   * as well: the inputs' are given back then, the outputs' once {@link releaseOutputs} was
+   * called too. */
+  holdUntil(finished: Promise<unknown>): void {
+    this.#writing++;
+    void finished.then(() => {
+      this.#writing--;
+      this.releaseInputs();
+      this.#releaseOutputsIfDone();
+    });
+  }
+
   /**
-   * Writes each output of `response` that goes to shared memory into its region.
+   * Writes each output of `response` that goes to shared memory, and that Triton's allocator
+   * did not already write in place, into its region.
    * @throws {TritonError} INTERNAL for an output larger than its region's part (Triton's
    *   message), before anything is written.
    */
@@ -92,7 +127,7 @@ export class RequestSharedMemory {
     const writes: [SharedMemoryLease, Uint8Array][] = [];
     for (const [name, tensor] of Object.entries(response.outputs)) {
       const lease = this.#outputs.get(name);
-      if (lease === undefined) continue;
+      if (lease === undefined || this.#placed.has(name)) continue;
       const bytes = (tensor.memoryType === "GPU" ? tensor.toHost() : tensor).toBytes();
       const room = lease.device?.byteSize ?? lease.bytes.byteLength;
       if (bytes.byteLength > room) {
@@ -111,8 +146,15 @@ export class RequestSharedMemory {
     }
   }
 
-  /** Gives back the outputs' regions (once the responses are written). */
+  /** Gives back the outputs' regions: the caller is done with the responses (disposed them);
+   * where Triton may still write them, they are given back once it is done too. */
   releaseOutputs(): void {
+    this.#outputsDone = true;
+    this.#releaseOutputsIfDone();
+  }
+
+  #releaseOutputsIfDone(): void {
+    if (!this.#outputsDone || this.#writing > 0) return;
     for (const lease of this.#outputs.values()) lease.release();
     this.#outputs.clear();
   }
@@ -131,10 +173,30 @@ export class RequestSharedMemory {
 }
 
 /**
- * Runs `request`, which has one response, keeping the regions it reads until Triton releases it;
- * the outputs in shared memory are written before this resolves. The caller disposes the
- * response.
- * @throws {TritonError} as `model.inferOne()`; INTERNAL for an output larger than its region.
+ * Runs `request` on `model` with its regions: outputs in shared memory are written in place by
+ * Triton's allocator, and the regions held until Triton is done with the request (see
+ * {@link RequestSharedMemory.holdUntil}). The caller disposes the responses, then calls
+ * `shm.releaseOutputs()`; where this throws, `shm.release()`.
+ * @throws {TritonError} as `model.infer()`.
+ */
+export function inferSharing(
+  model: Model,
+  request: InferRequest,
+  shm: RequestSharedMemory,
+): AsyncGenerator<InferResponse> {
+  if (!shm.used) return model.infer(request);
+  const target = model.server.inferTarget(model.name, model.version);
+  const stream = submit(target, request, shm.placedOutputs()) as RequestStream;
+  shm.holdUntil(stream.finished);
+  return stream;
+}
+
+/**
+ * Runs `request`, which has one response, with its regions ({@link inferSharing}). The caller
+ * disposes the response, then calls `shm.releaseOutputs()`. Outputs in CUDA regions are copied
+ * in before this resolves.
+ * @throws {TritonError} as `model.inferOne()`; INTERNAL for an output larger than its region's
+ *   part (the response's error, or for a CUDA region this one; tritonserver's message).
  */
 export async function inferOneSharing(
   model: Model,
@@ -144,23 +206,19 @@ export async function inferOneSharing(
   if (!shm.used) return model.inferOne(request);
   let stream: AsyncGenerator<InferResponse>;
   try {
-    stream = model.infer(request);
+    stream = inferSharing(model, request, shm);
   } catch (e) {
     shm.release();
     throw e;
   }
-  // The inputs are read by Triton until it releases the request.
-  (stream as RequestStream).finished.then(() => shm.releaseInputs());
+  let response: InferResponse | undefined;
   try {
-    const response = await oneResponse(model.name, stream);
-    try {
-      shm.writeOutputs(response);
-    } catch (e) {
-      response.dispose();
-      throw e;
-    }
+    response = await oneResponse(model.name, stream);
+    shm.writeOutputs(response); // those in CUDA regions
     return response;
-  } finally {
+  } catch (e) {
+    response?.dispose();
     shm.releaseOutputs();
+    throw e;
   }
 }

@@ -142,6 +142,7 @@ export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
         );
       } finally {
         response.dispose();
+        shm.releaseOutputs(); // its outputs in shared memory viewed their regions until now
       }
     }),
     ...settingsRpcs(ctx),

@@ -15,8 +15,7 @@ import {
   inferResponseMessage,
   readInferRequest,
 } from "./infer.ts";
-import type { RequestSharedMemory } from "../request_shared_memory.ts";
-import type { RequestStream } from "../../request_stream.ts";
+import { inferSharing, type RequestSharedMemory } from "../request_shared_memory.ts";
 import { statusOf } from "./status.ts";
 import { type DuplexCall, type DuplexHandler, Status } from "./transport.ts";
 
@@ -85,17 +84,14 @@ export function modelStreamInfer(ctx: RpcContext): DuplexHandler {
         const { request, emptyFinal } = read;
         shm = read.sharedMemory;
         const model = server.model(message.model_name, versionOf(message.model_version));
-        const responses = model.infer({
+        // The regions are held until Triton is done with the request and the responses are
+        // disposed (releaseOutputs below); outputs in them are written in place by Triton.
+        const responses = inferSharing(model, {
           ...request,
           signal: controller.signal,
           trace: ctx.traces.sample(message.model_name),
-        });
+        }, shm);
         submitted = true;
-        if (shm.used) {
-          // The inputs are read by Triton until it releases the request.
-          const held = shm;
-          (responses as RequestStream).finished.then(() => held.releaseInputs());
-        }
         let sawFinal = false;
         const inShm = (output: string) => read.sharedMemory.isOutput(output);
         for await (const r of responses) {

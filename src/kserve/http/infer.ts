@@ -64,5 +64,6 @@ export async function inferEndpoint(
     return inferHttpResponse(response, parsed.binary, (output) => shm.isOutput(output), outputs);
   } finally {
     response.dispose();
+    shm.releaseOutputs(); // its outputs in shared memory viewed their regions until now
   }
 }

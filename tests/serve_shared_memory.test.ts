@@ -19,12 +19,18 @@ import type { Server } from "../mod.ts";
 import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
+import { inferOneSharing, RequestSharedMemory } from "../src/kserve/request_shared_memory.ts";
 import { idle, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 
 const KEY = `/tritonffi-test-${process.pid}`;
 const FILE = `/dev/shm${KEY}`;
 const FILE_BYTES = 8192;
+/** A larger object, for outputs of several MiB. */
+const BIG_KEY = `${KEY}-big`;
+const BIG_FILE = `/dev/shm${BIG_KEY}`;
+const MiB = 1 << 20;
+const BIG_FILE_BYTES = 12 * MiB;
 
 let server: Server;
 let regions: SharedMemoryRegions;
@@ -44,10 +50,13 @@ before(async () => {
   if (!LINUX) return;
   const made = spawnSync("truncate", ["-s", String(FILE_BYTES), FILE]);
   assert.equal(made.status, 0, `truncate: ${made.stderr}`);
+  const big = spawnSync("truncate", ["-s", String(BIG_FILE_BYTES), BIG_FILE]);
+  assert.equal(big.status, 0, `truncate: ${big.stderr}`);
   server = await startServer({ modelControlMode: "explicit", startupModels: ["identity_int32"] });
   regions = new SharedMemoryRegions(server);
   probe = new SharedMemoryRegions(server);
   probe.register("whole", KEY, 0, FILE_BYTES);
+  probe.register("big", BIG_KEY, 0, BIG_FILE_BYTES);
   http = await serve(server, { port: 0, sharedMemory: regions });
   plain = await serve(server, { port: 0 });
   for (const transport of ["grpc-js", "http2"] as const) {
@@ -61,7 +70,7 @@ after(async () => {
   regions?.close();
   probe?.close();
   await server?.stop();
-  if (LINUX) spawnSync("rm", ["-f", FILE]);
+  if (LINUX) spawnSync("rm", ["-f", FILE, BIG_FILE]);
 });
 
 /** Skips where POSIX shared memory is not files of /dev/shm (not Linux). */
@@ -117,13 +126,17 @@ const shmParams = (region: string, byteSize: number, offset?: number) => ({
 });
 
 /** An identity_int32 request over HTTP: its input (16 elements) and output in regions. */
-const httpInfer = (input: Record<string, unknown>, output: Record<string, unknown>) => ({
-  inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, 16], parameters: input }],
+const httpInfer = (input: Record<string, unknown>, output: Record<string, unknown>, n = 16) => ({
+  inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, n], parameters: input }],
   outputs: [{ name: "OUTPUT0", parameters: output }],
 });
 
-/** The same over gRPC (parameters as InferParameter messages). */
-function grpcInfer(input: Record<string, unknown>, output: Record<string, unknown>): Msg {
+/** The same over gRPC (parameters as InferParameter messages), of `n` elements. */
+function grpcInfer(
+  input: Record<string, unknown>,
+  output: Record<string, unknown>,
+  n = 16,
+): Msg {
   const params = (p: Record<string, unknown>) =>
     Object.fromEntries(
       Object.entries(p).map((
@@ -132,7 +145,7 @@ function grpcInfer(input: Record<string, unknown>, output: Record<string, unknow
     );
   return {
     model_name: "identity_int32",
-    inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, 16], parameters: params(input) }],
+    inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, n], parameters: params(input) }],
     outputs: [{ name: "OUTPUT0", parameters: params(output) }],
   };
 }
@@ -368,6 +381,262 @@ test("property: any offsets and sizes — exact bytes or a clear error, never a 
     );
   } finally {
     regions.unregister("p");
+    await idle(server);
+  }
+});
+
+/** `count` bytes at `offset` of the large object (a view: read before anything else runs). */
+function bigBytes(offset: number, count: number): Uint8Array {
+  const lease = probe.lease("big", offset, count);
+  const copy = lease.bytes.slice();
+  lease.release();
+  return copy;
+}
+
+/** Whether two byte arrays are equal (fast at several MiB). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+    .equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
+/** The front ends: HTTP, then gRPC on both transports. */
+const services = (): [string, HttpService | GrpcService][] => [
+  ["http", http],
+  ...grpcs.map((g, i): [string, GrpcService] => [`grpc ${["grpc-js", "http2"][i]}`, g]),
+];
+
+/** identity_int32 over `service` with input and output in regions: the HTTP status or gRPC
+ * message, or the gRPC error. */
+async function inferVia(
+  service: HttpService | GrpcService,
+  input: Record<string, unknown>,
+  output: Record<string, unknown>,
+  n: number,
+  signal?: AbortSignal,
+): Promise<{ status: number; json?: unknown; message?: Msg; error?: grpc.ServiceError }> {
+  if ("url" in service) {
+    const r = await fetch(`${service.url}/v2/models/identity_int32/infer`, {
+      method: "POST",
+      body: JSON.stringify(httpInfer(input, output, n)),
+      signal,
+    });
+    return { status: r.status, json: await r.json() };
+  }
+  const client = new Client(service.address, grpc.credentials.createInsecure()) as GrpcClient;
+  try {
+    const message = await call(client, "ModelInfer", grpcInfer(input, output, n));
+    return { status: 0, message };
+  } catch (e) {
+    return { status: (e as grpc.ServiceError).code, error: e as grpc.ServiceError };
+  } finally {
+    client.close();
+  }
+}
+
+test("outputs of 64 B, 64 KiB and 4 MiB are written in place by Triton, byte-exact, never past their part", async (t) => {
+  if (skipped(t)) return;
+  const OUT = 6 * MiB; // the output region, after the input's
+  const PART = 4; // the output's part starts 4 bytes into its region
+  const SLACK = 4096;
+  regions.register("bin", BIG_KEY, 0, 4 * MiB);
+  regions.register("bout", BIG_KEY, OUT, 4 * MiB + SLACK);
+  try {
+    let seed = 0;
+    for (const bytes of [64, 64 * 1024, 4 * MiB]) {
+      const n = bytes / 4;
+      for (const [name, service] of services()) {
+        seed++;
+        const values = Int32Array.from({ length: n }, (_, i) => Math.imul(i + seed, 0x9e3779b1));
+        const input = new Uint8Array(values.buffer);
+        const inLease = probe.lease("big", 0, bytes);
+        inLease.bytes.set(input);
+        inLease.release();
+        const outLease = probe.lease("big", OUT, bytes + SLACK);
+        outLease.bytes.fill(0xa5);
+        outLease.release();
+        const r = await inferVia(
+          service,
+          shmParams("bin", bytes),
+          shmParams("bout", bytes, PART),
+          n,
+        );
+        const what = `${name}, ${bytes} bytes`;
+        if ("url" in service) {
+          assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.json)}`);
+          // The output is described, its data is not in the message.
+          assert.deepEqual((r.json as { outputs: unknown[] }).outputs, [
+            { name: "OUTPUT0", datatype: "INT32", shape: [1, n] },
+          ], what);
+        } else {
+          assert.equal(r.error, undefined, `${what}: ${r.error?.details}`);
+          assert.deepEqual(r.message!.raw_output_contents, [Buffer.alloc(0)], what);
+          const outputs = r.message!.outputs as Msg[];
+          assert.equal(outputs.length, 1, what);
+          assert.equal(outputs[0].contents ?? null, null, what);
+        }
+        const region = bigBytes(OUT, bytes + SLACK);
+        assert.ok(sameBytes(region.subarray(PART, PART + bytes), input), `${what}: bytes differ`);
+        assert.ok(region.subarray(0, PART).every((b) => b === 0xa5), `${what}: written before`);
+        assert.ok(
+          region.subarray(PART + bytes).every((b) => b === 0xa5),
+          `${what}: written past its part`,
+        );
+      }
+    }
+  } finally {
+    regions.unregister("bin");
+    regions.unregister("bout");
+    await idle(server);
+  }
+  assert.deepEqual(regions.status(), []);
+});
+
+test("an output larger than its part: tritonserver's error on both protocols, nothing written", async (t) => {
+  if (skipped(t)) return;
+  writeInts(0, Array.from({ length: 16 }, (_, i) => i));
+  regions.register("in16", KEY, 0, 64);
+  regions.register("tiny", KEY, 6000, 64);
+  const message = "shared memory size specified with the request for output 'OUTPUT0' (16 bytes) " +
+    "should be at least 64 bytes to hold the results";
+  try {
+    for (const [name, service] of services()) {
+      const sentinel = probe.lease("whole", 6000, 64);
+      sentinel.bytes.fill(0x5a);
+      sentinel.release();
+      const r = await inferVia(service, shmParams("in16", 64), shmParams("tiny", 16, 8), 16);
+      if ("url" in service) {
+        assert.deepEqual({ status: r.status, json: r.json }, {
+          status: 500,
+          json: { error: message },
+        });
+      } else {
+        assert.equal(r.status, grpc.status.INTERNAL, name);
+        assert.equal(r.error!.details, message, name);
+      }
+      assert.ok(readBytes(6000, 64).every((b) => b === 0x5a), `${name}: the region was written`);
+    }
+  } finally {
+    regions.unregister("in16");
+    regions.unregister("tiny");
+    await idle(server);
+  }
+});
+
+test("Triton's allocator returns the region's address for a placed output; others by the policy", async (t) => {
+  if (skipped(t)) return;
+  // 128 KiB: over the size the binding copies out of a response, so the output is a view.
+  const BYTES = 128 * 1024;
+  regions.register("addr", BIG_KEY, MiB, MiB);
+  const ffi = server.native().lib.ffi;
+  const addressOf = (bytes: Uint8Array) => ffi.address(ffi.addressOf(bytes));
+  const part = regions.lease("addr", 256, BYTES);
+  const small = regions.lease("addr", 512 * 1024, 64);
+  try {
+    part.bytes.fill(0);
+    const shm = new RequestSharedMemory(regions);
+    shm.output("OUTPUT0", { region: "addr", offset: 256, byteSize: BYTES });
+    const data = Int32Array.from({ length: BYTES / 4 }, (_, i) => i * 11 - 3);
+    const response = await inferOneSharing(server.model("identity_int32"), {
+      inputs: { INPUT0: { dtype: "INT32", shape: [1, BYTES / 4], data } },
+    }, shm);
+    try {
+      const out = response.outputs.OUTPUT0.toBytes();
+      // The response's output is the region: its address, and a write to one shows in the other.
+      assert.equal(addressOf(out), addressOf(part.bytes));
+      assert.ok(sameBytes(part.bytes, new Uint8Array(data.buffer)));
+      part.bytes[0] ^= 0xff;
+      assert.equal(out[0], part.bytes[0]);
+    } finally {
+      response.dispose();
+      shm.releaseOutputs();
+    }
+
+    // Two outputs, one placed: the other is allocated by the request's policy (host memory).
+    await server.loadModel("add_sub");
+    small.bytes.fill(0);
+    const shm2 = new RequestSharedMemory(regions);
+    shm2.output("OUTPUT0", { region: "addr", offset: 512 * 1024, byteSize: 64 });
+    const a = Float32Array.from({ length: 16 }, (_, i) => i * 0.5);
+    const b = new Float32Array(16).fill(2);
+    const r2 = await inferOneSharing(
+      server.model("add_sub"),
+      { inputs: { INPUT0: a, INPUT1: b } },
+      shm2,
+    );
+    try {
+      assert.deepEqual(
+        Array.from(new Float32Array(small.bytes.slice().buffer)),
+        Array.from(a, (x) => x + 2),
+      );
+      assert.deepEqual(Array.from(r2.output("OUTPUT1", "FP32").data), Array.from(a, (x) => x - 2));
+    } finally {
+      r2.dispose();
+      shm2.releaseOutputs();
+    }
+  } finally {
+    part.release();
+    small.release();
+    regions.unregister("addr");
+    await idle(server);
+  }
+  // Every lease ended: the region is unmapped.
+  assert.deepEqual(regions.status(), []);
+});
+
+test("regions unregistered or closed during a slow inference stay mapped until Triton and the caller are done", async (t) => {
+  if (skipped(t)) return;
+  const config = server.model("identity_int32").config();
+  await server.loadModel("identity_int32", {
+    config: { ...config, parameters: { execute_delay_ms: { string_value: "300" } } },
+  });
+  const [, grpcJs, http2] = services();
+  const cases: [string, HttpService | GrpcService, "unregister" | "close" | "abort"][] = [
+    ["http", http, "unregister"],
+    ["http", http, "abort"],
+    grpcJs && [grpcJs[0], grpcJs[1], "unregister"],
+    http2 && [http2[0], http2[1], "close"],
+  ].filter((c) => c !== undefined) as [
+    string,
+    HttpService | GrpcService,
+    "unregister" | "close" | "abort",
+  ][];
+  try {
+    for (const [i, [name, service, how]] of cases.entries()) {
+      const values = Array.from({ length: 16 }, (_, k) => (k + 1) * (i + 7));
+      writeInts(0, values);
+      writeInts(4096, new Array(16).fill(0));
+      regions.register("sin", KEY, 0, 64);
+      regions.register("sout", KEY, 4096, 64);
+      const controller = new AbortController();
+      const pending = inferVia(
+        service,
+        shmParams("sin", 64),
+        shmParams("sout", 64),
+        16,
+        how === "abort" ? controller.signal : undefined,
+      ).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 100)); // Triton is executing it now
+      if (how === "abort") controller.abort();
+      if (how === "close") {
+        regions.close();
+      } else {
+        assert.equal((await post(http, "/v2/systemsharedmemory/unregister")).status, 200);
+      }
+      // Triton still writes "sout" (and reads "sin"): both stay mapped, and listed, till done.
+      assert.deepEqual(regions.status().map((s) => s.name), ["sin", "sout"], `${name}, ${how}`);
+      const r = await pending;
+      if (how !== "abort") {
+        const answer = r as Awaited<ReturnType<typeof inferVia>>;
+        assert.equal(answer.error, undefined, `${name}: ${answer.error?.details}`);
+        assert.ok(answer.status === 200 || answer.status === 0, `${name}: ${answer.status}`);
+        assert.deepEqual(readInts(4096, 16), values, `${name}, ${how}`);
+      }
+      await idle(server);
+      assert.deepEqual(regions.status(), [], `${name}, ${how}: unmapped once done`);
+    }
+  } finally {
+    regions.unregister();
+    await server.loadModel("identity_int32", { config });
     await idle(server);
   }
 });

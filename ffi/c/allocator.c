@@ -7,7 +7,10 @@
  * It states no rule of its own: the compiler receives, from allocatorDefines() in
  * ffi/allocator.ts, the placement table (TRITONFFI_PLACEMENT: place() there evaluated over every
  * policy kind, requested memory type, fallback flag and CUDA state), the bits of the policy
- * integer (userp) and of buffer_userp, and the memory type and error code values. */
+ * integer (userp) and of buffer_userp, and the memory type and error code values.
+ *
+ * The tritonffi_placed_* functions, at the end, are the placing allocator's (see ffi/allocator.ts):
+ * outputs named in a request's output placement table are written at the table's addresses. */
 #include <stdlib.h>
 
 #ifdef TRITONFFI_C_API_CHECK

@@ -83,7 +83,8 @@ export interface AllocatorFunctions {
   readonly bufferAttributes: Ptr;
   /** Makes pinned and device memory available once `libcudart` is loaded. */
   useCuda(cuda: CudaRuntime): void;
-  /** The placing allocator's functions (see the module doc), made on first call. */
+  /** The placing allocator's functions (see the module doc), made on first call; it has no
+   * buffer-attributes function (NULL). */
   placing(): AllocatorPointers;
 }
 
@@ -297,20 +298,16 @@ export function jsAllocator(lib: NativeLibrary): AllocatorFunctions {
       answer(ffi.address(userp), memoryType, memoryTypeId),
   );
 
-  /** Reports the memory of the buffer whose `buffer_userp` is `code`. */
-  const attributesOf = (attributes: Ptr, code: number): Ptr => {
-    if (code === 0) return ffi.NULL;
-    const { type, id } = code === BufferUserp.REGION
-      ? { type: MemoryType.CPU, id: 0 }
-      : decodeBufferUserp(code);
-    const err = api.TRITONSERVER_BufferAttributesSetMemoryType(attributes, type);
-    if (!ffi.isNull(err)) return err;
-    return api.TRITONSERVER_BufferAttributesSetMemoryTypeId(attributes, BigInt(id));
-  };
   const bufferAttributes = ffi.callback(
     callbacks.allocatorBufferAttributes,
-    (_a, _name, attributes, _userp, bufferUserp) =>
-      attributesOf(attributes, ffi.address(bufferUserp)),
+    (_a, _name, attributes, _userp, bufferUserp) => {
+      const code = ffi.address(bufferUserp);
+      if (code === 0) return ffi.NULL;
+      const { type, id } = decodeBufferUserp(code);
+      const err = api.TRITONSERVER_BufferAttributesSetMemoryType(attributes, type);
+      if (!ffi.isNull(err)) return err;
+      return api.TRITONSERVER_BufferAttributesSetMemoryTypeId(attributes, BigInt(id));
+    },
   );
 
   let placing: AllocatorPointers | undefined;
@@ -366,11 +363,9 @@ export function jsAllocator(lib: NativeLibrary): AllocatorFunctions {
         return ffi.NULL;
       },
     ),
-    bufferAttributes: ffi.callback(
-      callbacks.allocatorBufferAttributes,
-      (_a, _name, attributes, _userp, bufferUserp) =>
-        attributesOf(attributes, ffi.address(bufferUserp)),
-    ),
+    // None: the core reports a buffer's memory as alloc gave it, and each call of a JS function
+    // makes Triton's thread wait for the JS thread.
+    bufferAttributes: ffi.NULL,
   });
 
   return {
@@ -432,7 +427,6 @@ export const allocatorCSymbols = {
   tritonffi_placed_alloc: callbacks.allocatorAlloc,
   tritonffi_placed_release: callbacks.allocatorRelease,
   tritonffi_placed_query: callbacks.allocatorQuery,
-  tritonffi_placed_buffer_attributes: callbacks.allocatorBufferAttributes,
 } as const;
 
 /** The allocator compiled from C at run time (Bun). */
@@ -466,7 +460,7 @@ export function nativeAllocator(lib: NativeLibrary): AllocatorFunctions {
         alloc: c.pointers.tritonffi_placed_alloc,
         release: c.pointers.tritonffi_placed_release,
         query: c.pointers.tritonffi_placed_query,
-        bufferAttributes: c.pointers.tritonffi_placed_buffer_attributes,
+        bufferAttributes: ffi.NULL,
       };
     },
   };

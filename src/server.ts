@@ -34,8 +34,8 @@ import { ServerChildren } from "./server_children.ts";
 import { type ModelStatistics, modelStatistics } from "./statistics.ts";
 
 /**
- * Creates the server's `TRITONSERVER_ResponseAllocator` with the binding's allocator functions
- * (alloc, release, query, buffer attributes). The caller deletes it.
+ * Creates a `TRITONSERVER_ResponseAllocator` with the binding's allocator functions (alloc,
+ * release, query, and buffer attributes unless NULL). The caller deletes it.
  */
 function createAllocator(lib: TritonLibrary, fns: AllocatorPointers): Ptr {
   const { api, ffi } = lib;
@@ -44,13 +44,15 @@ function createAllocator(lib: TritonLibrary, fns: AllocatorPointers): Ptr {
   const allocator = ffi.fromAddress(out[0]);
   try {
     check(lib, api.TRITONSERVER_ResponseAllocatorSetQueryFunction(allocator, fns.query));
-    check(
-      lib,
-      api.TRITONSERVER_ResponseAllocatorSetBufferAttributesFunction(
-        allocator,
-        fns.bufferAttributes,
-      ),
-    );
+    if (!ffi.isNull(fns.bufferAttributes)) {
+      check(
+        lib,
+        api.TRITONSERVER_ResponseAllocatorSetBufferAttributesFunction(
+          allocator,
+          fns.bufferAttributes,
+        ),
+      );
+    }
     return allocator;
   } catch (e) {
     api.TRITONSERVER_ResponseAllocatorDelete(allocator);

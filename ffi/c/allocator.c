@@ -56,8 +56,6 @@ __attribute__((unused)) static TRITONSERVER_ResponseAllocatorReleaseFn_t const
     check_placed_release = tritonffi_placed_release;
 __attribute__((unused)) static TRITONSERVER_ResponseAllocatorQueryFn_t const check_placed_query =
     tritonffi_placed_query;
-__attribute__((unused)) static TRITONSERVER_ResponseAllocatorBufferAttributesFn_t const
-    check_placed_attributes = tritonffi_placed_buffer_attributes;
 #endif
 
 /* Triton's functions the allocator calls (their addresses, from the loaded library). */
@@ -180,7 +178,8 @@ TF_ERROR* tritonffi_buffer_attributes(TF_ALLOCATOR* allocator, const char* name,
  * Its userp is an output placement table (ffi/output_placement.ts writes it): the policy of the
  * outputs not in the table, then, per placed output, its name, the address it goes to and the
  * bytes there. A placed output's buffer is that address (its buffer_userp REGION: released,
- * nothing is freed); any other output is allocated and released as above, by the policy. */
+ * nothing is freed); any other output is allocated and released as above, by the policy. It has
+ * no buffer-attributes function: the core reports each buffer's memory as alloc gave it. */
 typedef struct {
   const char* name;
   void* base;
@@ -270,14 +269,4 @@ TF_ERROR* tritonffi_placed_query(TF_ALLOCATOR* allocator, void* userp, const cha
   }
   return tritonffi_query(allocator, (void*)(size_t)table->policy, name, byte_size, memory_type,
                          memory_type_id);
-}
-
-TF_ERROR* tritonffi_placed_buffer_attributes(TF_ALLOCATOR* allocator, const char* name,
-                                             TF_ATTRIBUTES* attributes, void* userp,
-                                             void* buffer_userp) {
-  if ((size_t)buffer_userp == TRITONFFI_BUFFER_USERP_REGION) {
-    TF_ERROR* err = attr_set_type(attributes, (TF_MEMORY_TYPE)CPU);
-    return err ? err : attr_set_id(attributes, 0);
-  }
-  return tritonffi_buffer_attributes(allocator, name, attributes, userp, buffer_userp);
 }

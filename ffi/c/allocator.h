@@ -25,8 +25,9 @@ TF_ERROR* tritonffi_query(TF_ALLOCATOR* allocator, void* userp, const char* name
                           int64_t* memory_type_id);
 TF_ERROR* tritonffi_buffer_attributes(TF_ALLOCATOR* allocator, const char* name,
                                       TF_ATTRIBUTES* attributes, void* userp, void* buffer_userp);
-/* The same four for a request that places outputs: userp is its output placement table
- * (ffi/output_placement.ts); the outputs it names go to their addresses, the others as above. */
+/* Alloc, release and query for a request that places outputs: userp is its output placement
+ * table (ffi/output_placement.ts); the outputs it names go to their addresses, the others as
+ * above. */
 TF_ERROR* tritonffi_placed_alloc(TF_ALLOCATOR* allocator, const char* name, size_t byte_size,
                                  TF_MEMORY_TYPE req_type, int64_t req_id, void* userp,
                                  void** buffer, void** buffer_userp, TF_MEMORY_TYPE* actual_type,
@@ -36,8 +37,5 @@ TF_ERROR* tritonffi_placed_release(TF_ALLOCATOR* allocator, void* buffer, void* 
 TF_ERROR* tritonffi_placed_query(TF_ALLOCATOR* allocator, void* userp, const char* name,
                                  size_t* byte_size, TF_MEMORY_TYPE* memory_type,
                                  int64_t* memory_type_id);
-TF_ERROR* tritonffi_placed_buffer_attributes(TF_ALLOCATOR* allocator, const char* name,
-                                             TF_ATTRIBUTES* attributes, void* userp,
-                                             void* buffer_userp);
 
 #endif

@@ -1,12 +1,15 @@
 /**
  * System shared memory over both front ends: regions registered by a POSIX shared memory key
  * (here files of /dev/shm, which is what `shm_open` names on Linux), inputs read from them and
- * outputs written into them, byte-exact; the status and unregister calls; every bound checked
- * (registration past the object's end, a part past its region, an output larger than its part),
- * a region unregistered while a request reads it kept until the request is done; the same answers
- * over HTTP and gRPC (both transports); and off unless the front end is given the regions. The
- * test makes and reads the object through `truncate` and a registry of its own (Deno asks for all
- * permissions to touch /dev/shm as a file).
+ * outputs written into them in place by Triton's response allocator (the response's output is at
+ * the region's address), byte-exact from 64 B to 4 MiB and never outside their part; the status
+ * and unregister calls; every bound checked (registration past the object's end, a part past its
+ * region, an output larger than its part: tritonserver's error, nothing written); a region
+ * unregistered or closed while a request reads or writes it (a slow model, an aborted call) kept
+ * until Triton and the caller are done; many requests in flight each in its own part; the same
+ * answers over HTTP and gRPC (both transports); and off unless the front end is given the regions.
+ * The test makes and reads the object through `truncate` and a registry of its own (Deno asks for
+ * all permissions to touch /dev/shm as a file).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -639,4 +642,45 @@ test("regions unregistered or closed during a slow inference stay mapped until T
     await server.loadModel("identity_int32", { config });
     await idle(server);
   }
+});
+
+test("many requests in flight, each output placed in its own part: every part exact", async (t) => {
+  if (skipped(t)) return;
+  const COUNT = 48;
+  regions.register("cin", KEY, 0, COUNT * 64);
+  regions.register("cout", BIG_KEY, 0, COUNT * 64);
+  try {
+    const expected: number[][] = [];
+    for (let i = 0; i < COUNT; i++) {
+      expected.push(Array.from({ length: 16 }, (_, k) => i * 1000 + k));
+      writeInts(i * 64, expected[i]);
+    }
+    const zero = probe.lease("big", 0, COUNT * 64);
+    zero.bytes.fill(0);
+    zero.release();
+    const all = services();
+    const answers = await Promise.all(
+      expected.map((_, i) =>
+        inferVia(
+          all[i % all.length][1],
+          shmParams("cin", 64, i * 64),
+          shmParams("cout", 64, i * 64),
+          16,
+        )
+      ),
+    );
+    answers.forEach((r, i) => {
+      assert.ok(
+        r.status === 200 || r.status === 0,
+        `request ${i}: ${r.status} ${r.error?.details}`,
+      );
+      const got = Array.from(new Int32Array(bigBytes(i * 64, 64).buffer));
+      assert.deepEqual(got, expected[i], `request ${i}`);
+    });
+  } finally {
+    regions.unregister("cin");
+    regions.unregister("cout");
+    await idle(server);
+  }
+  assert.deepEqual(regions.status(), []);
 });

@@ -22,8 +22,10 @@
  * tritonserver's INTERNAL error; its `buffer_userp` is {@link BufferUserp.REGION}, so release
  * frees nothing. Any other output of that request is allocated and released by the table's
  * policy, exactly as above. The placing functions are JS on Deno and Node (Triton's thread waits
- * for the JS thread: ~45 µs per call, on placing requests only) and C on Bun; requests that place
- * nothing never reach them, so the ordinary allocator and its native fast path are unchanged.
+ * for the JS thread: ~45 µs per call, on placing requests only; with the native callbacks a
+ * placed output that fits is served by generated code, `thunks/x86_64_placing.ts`, without
+ * that wait) and C on Bun; requests that place nothing never reach them, so the ordinary
+ * allocator and its native fast path are unchanged.
  *
  * @module
  */

@@ -112,7 +112,7 @@ export function createCallbackTable(lib: NativeLibrary, keepalive: KeepAlive): C
       fns = {
         ...native.allocator,
         useCuda: (c) => allocator.useCuda(c),
-        placing: () => allocator.placing(),
+        placing: native.placing ?? (() => allocator.placing()),
       };
     }
     keepalive.watch(consumer);

@@ -4,8 +4,9 @@
  * - Deno and Node on x86-64 Linux: machine code generated at run time (`thunks/x86_64.ts`) for
  *   response-complete and request-release (pushes into the {@link NativeRing}; the wake-up is a
  *   write to a pipe the event loop watches, or to an eventfd read off the JS thread where the
- *   runtime cannot watch a pipe) and for the allocator's CPU policy (libc `malloc`/`free`; other
- *   policies jump to the JS allocator).
+ *   runtime cannot watch a pipe), for the allocator's CPU policy (libc `malloc`/`free`; other
+ *   policies jump to the JS allocator), and for the placing allocator's placed outputs
+ *   (`thunks/x86_64_placing.ts`; the rest jumps to its JS functions).
  * - Bun: the same ring producers in C compiled by `cc()` (`thunks/bun_ring.ts`), woken through a
  *   posted `JSCallback`; Bun's allocator is already C (`allocator.ts`).
  *
@@ -27,7 +28,7 @@ import {
 import { platform } from "./os.ts";
 import { env } from "./runtime.ts";
 import { compileBunRing } from "./thunks/bun_ring.ts";
-import { installThunks } from "./thunks/install.ts";
+import { installPlacingThunks, installThunks } from "./thunks/install.ts";
 import type { NativeLibrary, Ptr } from "./types.ts";
 
 /** Slots of the ring (one per binding; 16384 × 32 bytes = 512 KiB). */
@@ -52,6 +53,9 @@ export interface NativeCallbacks {
   readonly requestRelease: Ptr;
   /** The allocator with its CPU policy native (Deno, Node); undefined on Bun (already C). */
   readonly allocator?: AllocatorPointers;
+  /** The placing allocator with its placed outputs native (Deno, Node; made on first call);
+   * undefined on Bun (already C). */
+  readonly placing?: () => AllocatorPointers;
   readonly consumer: RingConsumer;
 }
 
@@ -90,9 +94,19 @@ export function nativeCallbacks(lib: NativeLibrary, js: AllocatorFunctions): Nat
     jsQuery: address(js.query),
     jsBufferAttributes: address(js.bufferAttributes),
   });
+  let placing: AllocatorPointers | undefined;
+  const makePlacing = (): AllocatorPointers => {
+    const slow = js.placing();
+    const fast = installPlacingThunks(ffi, {
+      jsAlloc: address(slow.alloc),
+      release: address(thunks.release),
+    });
+    return { ...slow, alloc: fast.alloc, release: fast.release };
+  };
   return {
     responseComplete: thunks.responseComplete,
     requestRelease: thunks.requestRelease,
+    placing: () => (placing ??= makePlacing()),
     allocator: {
       alloc: thunks.alloc,
       release: thunks.release,

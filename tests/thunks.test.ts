@@ -22,7 +22,7 @@ import { ringBytes, RingLayout } from "../ffi/ring_layout.ts";
 import { platform } from "../ffi/os.ts";
 import { env, runtimeName } from "../ffi/runtime.ts";
 import { compileBunRing } from "../ffi/thunks/bun_ring.ts";
-import { installThunks, type ThunkPointers } from "../ffi/thunks/install.ts";
+import { installPlacingThunks, installThunks, type ThunkPointers } from "../ffi/thunks/install.ts";
 import { generateX8664, MALLOC_FAILED } from "../ffi/thunks/x86_64.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { runScript } from "./support/env.ts";
@@ -246,6 +246,7 @@ const driverSymbols = {
   driver_finished: { parameters: [], result: "i32", since: 0 },
   driver_join: { parameters: [], result: "void", since: 0 },
   driver_check_allocator: { parameters: ["ptr", "ptr", "ptr", "ptr"], result: "i32", since: 0 },
+  driver_check_placing: { parameters: ["ptr", "ptr"], result: "i32", since: 0 },
 } as const;
 
 const DRIVER_PATH = env("TRITONFFI_THUNK_DRIVER") ??
@@ -380,6 +381,26 @@ test(
       thunks.bufferAttributes,
     );
     assert.equal(failed, 0, `check ${failed} of driver_check_allocator failed`);
+  },
+);
+
+test(
+  "placing allocator thunks: a placed output that fits gets its address natively, released without a free; anything else forwarded intact",
+  {
+    skip: needsNative.skip ||
+      (bun && "bun: the placing allocator is C compiled by cc() (see output_placement tests)"),
+  },
+  async () => {
+    const { lib } = await setup(64);
+    const { ffi } = lib;
+    const inDriver = (name: string) => BigInt(ffi.address(lib.addressIn(DRIVER_PATH, name)));
+    const driver = ffi.open(DRIVER_PATH, driverSymbols).sync;
+    const placing = installPlacingThunks(ffi, {
+      jsAlloc: inDriver("driver_fake_js_alloc"),
+      release: inDriver("driver_fake_js_release"),
+    });
+    const failed = driver.driver_check_placing(placing.alloc, placing.release);
+    assert.equal(failed, 0, `check ${failed} of driver_check_placing failed`);
   },
 );
 

@@ -6,6 +6,11 @@
 import { PAGE_SIZE, placeCode } from "../os.ts";
 import type { FfiRuntime, Ptr } from "../types.ts";
 import { generateX8664, type ThunkEntries, type ThunkTargets } from "./x86_64.ts";
+import {
+  generatePlacingX8664,
+  type PlacingEntries,
+  type PlacingTargets,
+} from "./x86_64_placing.ts";
 
 /** A function pointer per thunk. */
 export type ThunkPointers = { readonly [K in keyof ThunkEntries]: Ptr };
@@ -31,4 +36,26 @@ export function installThunks(
     pointers[name] = ffi.fromAddress(base + offset);
   }
   return pointers as ThunkPointers;
+}
+
+/**
+ * Generates the placing allocator's thunks (`x86_64_placing.ts`) at a fresh page, as
+ * {@link installThunks} does.
+ * @throws {ExecMemoryError} when executable memory is refused.
+ */
+export function installPlacingThunks(
+  ffi: FfiRuntime,
+  targets: PlacingTargets,
+): { readonly [K in keyof PlacingEntries]: Ptr } {
+  let entries: PlacingEntries | undefined;
+  const page = placeCode(ffi, PAGE_SIZE, () => {
+    const generated = generatePlacingX8664(targets);
+    entries = generated.entries;
+    return generated.code;
+  });
+  const base = ffi.address(page);
+  return {
+    alloc: ffi.fromAddress(base + entries!.alloc),
+    release: ffi.fromAddress(base + entries!.release),
+  };
 }

@@ -236,6 +236,11 @@ export class X64 {
     this.#op([0x39], false, b, a);
   }
 
+  /** `cmp r/m64, r64` (REX.W 39 /r). */
+  cmp64(a: Reg | Mem, b: Reg): void {
+    this.#op([0x39], true, b, a);
+  }
+
   /** `test r, r` (85 /r), 32- or 64-bit. */
   test(a: Reg, b: Reg, w: boolean): void {
     this.#op([0x85], w, b, a);

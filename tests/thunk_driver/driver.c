@@ -230,3 +230,78 @@ int driver_check_allocator(alloc_fn alloc, release_fn release, query_fn query,
   return 0;
 #undef CHECK
 }
+
+/* ---- the placing allocator check ---- */
+
+/* An output placement table as ffi/output_placement.ts writes it. */
+struct placement_entry {
+  const char* name;
+  void* address;
+  uint64_t byte_size;
+};
+struct placement_table {
+  uint64_t count;
+  uint64_t policy;
+  struct placement_entry entries[3];
+};
+
+/* Returns 0 when every check passes, else the number of the first failing check (the thunks
+ * must have been generated with driver_fake_js_alloc and driver_fake_js_release as the JS alloc
+ * and the ordinary release). */
+int driver_check_placing(alloc_fn alloc, release_fn release);
+int driver_check_placing(alloc_fn alloc, release_fn release) {
+#define CHECK(number, cond)          \
+  do {                               \
+    if (!(cond)) return number;      \
+  } while (0)
+  void* const A = (void*)0xa110c;
+  static char region[256];
+  struct placement_table table = {
+      3, 0x105, {{"OUT", region + 16, 64}, {"OUTPUT_1", region + 128, 0}, {"", region, 8}}};
+  static const char* const placed[] = {"OUT", "OUTPUT_1", ""};
+  static const size_t fits[] = {64, 0, 8};
+  for (int k = 0; k < 3; k++) {
+    for (size_t size = 0; size <= fits[k]; size += fits[k] ? fits[k] / 2 : 1) {
+      void* buffer = (void*)1;
+      void* buffer_userp = (void*)99;
+      int type = 7;
+      int64_t id = 7;
+      seen.calls = 0;
+      void* err = alloc(A, placed[k], size, 2, 3, &table, &buffer, &buffer_userp, &type, &id);
+      CHECK(1, err == NULL && seen.calls == 0);
+      CHECK(2, buffer == table.entries[k].address);
+      CHECK(3, buffer_userp == (void*)0xff && type == 0 && id == 0);
+      CHECK(4, release(A, buffer, buffer_userp, size, 0, 0) == NULL && seen.calls == 0);
+    }
+  }
+  /* Larger than its part, a prefix, a longer name, another name, no name: forwarded intact. */
+  static const char* const others[] = {"OUT", "OU", "OUTX", "OUTPUT_", "X"};
+  static const size_t sizes[] = {65, 4, 4, 4, 4};
+  void *buffer, *buffer_userp;
+  int type;
+  int64_t id;
+  for (int k = 0; k < 5; k++) {
+    seen.calls = 0;
+    void* r = alloc(A, others[k], sizes[k], 1, 4, &table, &buffer, &buffer_userp, &type, &id);
+    CHECK(10 + k, r == FORWARDED && seen.calls == 1 && seen.args[0] == (uintptr_t)A &&
+                      seen.args[1] == (uintptr_t)others[k] && seen.args[2] == sizes[k] &&
+                      seen.args[3] == 1 && seen.args[4] == 4 &&
+                      seen.args[5] == (uintptr_t)&table && seen.args[6] == (uintptr_t)&buffer &&
+                      seen.args[7] == (uintptr_t)&buffer_userp &&
+                      seen.args[8] == (uintptr_t)&type && seen.args[9] == (uintptr_t)&id);
+  }
+  seen.calls = 0;
+  CHECK(20, alloc(A, NULL, 4, 0, 0, &table, &buffer, &buffer_userp, &type, &id) == FORWARDED &&
+                seen.calls == 1 && seen.args[1] == 0);
+  table.count = 0;
+  seen.calls = 0;
+  CHECK(21, alloc(A, "OUT", 4, 0, 0, &table, &buffer, &buffer_userp, &type, &id) == FORWARDED &&
+                seen.calls == 1);
+  /* A buffer the policy allocated goes to the ordinary release, intact. */
+  seen.calls = 0;
+  void* r = release(A, (void*)0xb0f, (void*)0x1, 55, 0, 0);
+  CHECK(22, r == FORWARDED && seen.calls == 1 && seen.args[1] == 0xb0f && seen.args[2] == 1 &&
+                seen.args[3] == 55);
+  return 0;
+#undef CHECK
+}

@@ -2,7 +2,8 @@
  * gRPC straight on `node:http2`, without `@grpc/grpc-js`'s server: cleartext HTTP/2 (h2c, which
  * gRPC clients speak with prior knowledge), the framing and statuses of "gRPC over HTTP2", and
  * calls that give the handlers the part of grpc-js's server calls they use (./transport.ts).
- * Unary and bidirectional-streaming methods; messages uncompressed (`identity`) only.
+ * Unary and bidirectional-streaming methods; messages in `identity`, `gzip` or `deflate`
+ * (inflated under `maxMessageBytes`), responses compressed where `responseCompression` says.
  *
  * @module
  */
@@ -12,7 +13,9 @@ import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ServiceDefinition } from "@grpc/grpc-js";
 import { cannotListen } from "../lifecycle.ts";
+import { compressSync, type Encoding, inflateBounded } from "../compression.ts";
 import {
+  ACCEPT_ENCODING,
   bracketed,
   type CallMetadata,
   type DuplexCall,
@@ -21,6 +24,7 @@ import {
   type GrpcListenOptions,
   type GrpcStatus,
   messageTooLarge,
+  responseEncodingFor,
   Status,
   type UnaryCall,
   type UnaryHandler,
@@ -74,13 +78,16 @@ function percentEncoded(text: string): string {
   return out;
 }
 
-/** The response headers of every call (a new object each time: `respond` adds to it). */
-function responseHeaders(): http2.OutgoingHttpHeaders {
-  return {
+/** The response headers of every call (a new object each time: `respond` adds to it), with
+ * the encoding of its messages where they are compressed. */
+function responseHeaders(encoding?: Encoding): http2.OutgoingHttpHeaders {
+  const headers: http2.OutgoingHttpHeaders = {
     ":status": 200,
     "content-type": "application/grpc+proto",
-    "grpc-accept-encoding": "identity",
+    "grpc-accept-encoding": ACCEPT_ENCODING,
   };
+  if (encoding !== undefined) headers["grpc-encoding"] = encoding;
+  return headers;
 }
 
 /** `stream.respond`, false where the stream is already gone (a client's RST_STREAM not yet
@@ -114,18 +121,19 @@ function trailersOnly(stream: http2.ServerHttp2Stream, status: GrpcStatus): void
  * as it is after the prefix (two writes, no copy). */
 const COPY_BELOW = 16 * 1024;
 
-/** Writes `payload` as one gRPC message; `stream.write`'s answer (false: the buffer is full). */
-function writeMessage(stream: http2.ServerHttp2Stream, payload: Buffer): boolean {
+/** Writes `payload` as one gRPC message (`flag` 1: compressed); `stream.write`'s answer (false:
+ * the buffer is full). */
+function writeMessage(stream: http2.ServerHttp2Stream, payload: Uint8Array, flag = 0): boolean {
   const n = payload.byteLength;
   if (n <= COPY_BELOW) {
     const frame = Buffer.allocUnsafe(5 + n);
-    frame[0] = 0;
+    frame[0] = flag;
     frame.writeUInt32BE(n, 1);
     frame.set(payload, 5);
     return stream.write(frame);
   }
   const prefix = Buffer.allocUnsafe(5);
-  prefix[0] = 0;
+  prefix[0] = flag;
   prefix.writeUInt32BE(n, 1);
   stream.write(prefix);
   return stream.write(payload);
@@ -134,19 +142,27 @@ function writeMessage(stream: http2.ServerHttp2Stream, payload: Buffer): boolean
 /**
  * Splits a call's DATA into gRPC messages (each a 1-byte compressed flag, a 4-byte big-endian
  * length, the payload). A message wholly inside one chunk is a view of it; one spanning chunks is
- * gathered into a buffer of its length, allocated once its prefix is read and checked.
+ * gathered into a buffer of its length, allocated once its prefix is read and checked. A
+ * compressed message (flag 1) is taken where the call's `grpc-encoding` is one this transport
+ * inflates.
  */
 class MessageReader {
   readonly #max: number;
+  /** The call's `grpc-encoding`: `identity` when none. */
+  readonly #encoding: string;
+  /** Whether each message added to `out` is compressed, in order. */
+  readonly compressed: boolean[] = [];
   /** A prefix split across chunks, and how much of it came. */
   #prefix: Buffer | undefined;
   #prefixBytes = 0;
   /** A message spanning chunks, and how much of it came. */
   #message: Buffer | undefined;
+  #messageFlag = 0;
   #filled = 0;
 
-  constructor(max: number) {
+  constructor(max: number, encoding: string) {
     this.#max = max;
+    this.#encoding = encoding;
   }
 
   /** Whether a message (or its prefix) is partly read. */
@@ -166,6 +182,7 @@ class MessageReader {
         at += n;
         if (this.#filled === message.length) {
           out.push(message);
+          this.compressed.push(this.#messageFlag === 1);
           this.#message = undefined;
         }
         continue;
@@ -188,18 +205,31 @@ class MessageReader {
         length = prefix.readUInt32BE(1);
       }
       if (flag === 1) {
-        return {
-          code: Status.INTERNAL,
-          details: "Received a compressed message, but the call's grpc-encoding is identity",
-        };
+        const encoding = this.#encoding;
+        if (encoding === "identity") {
+          return {
+            code: Status.INTERNAL,
+            details: "Received a compressed message, but the call's grpc-encoding is identity",
+          };
+        }
+        if (encoding !== "gzip" && encoding !== "deflate") {
+          // As gRPC specifies (and grpc-js answers): the algorithm is not implemented here.
+          return {
+            code: Status.UNIMPLEMENTED,
+            details: `Received message compressed with unsupported encoding "${encoding}"`,
+          };
+        }
+      } else if (flag !== 0) {
+        return { code: Status.INTERNAL, details: `Invalid message flag ${flag}` };
       }
-      if (flag !== 0) return { code: Status.INTERNAL, details: `Invalid message flag ${flag}` };
       if (length > this.#max) return messageTooLarge("Received", length, this.#max);
       if (chunk.length - at >= length) {
         out.push(chunk.subarray(at, at + length));
+        this.compressed.push(flag === 1);
         at += length;
       } else {
         this.#message = Buffer.allocUnsafe(length);
+        this.#messageFlag = flag;
         this.#filled = 0;
       }
     }
@@ -255,9 +285,18 @@ function timeoutMs(value: string | string[]): number | undefined {
   return m ? Number(m[1]) * TIMEOUT_UNITS[m[2]] : undefined;
 }
 
+/** How a call's messages are encoded. */
+interface CallEncoding {
+  /** The request's `grpc-encoding` (`identity` when none). */
+  readonly request: string;
+  /** The responses' encoding; `undefined`: uncompressed. */
+  readonly response: Encoding | undefined;
+}
+
 /**
- * One call's HTTP/2 stream: its request messages, its response messages, its status and its
- * deadline. The call object sets the `on…` hooks.
+ * One call's HTTP/2 stream: its request messages (compressed ones inflated, in order: the stream
+ * pauses while one inflates), its response messages, its status and its deadline. The call
+ * object sets the `on…` hooks.
  */
 class Exchange {
   readonly stream: http2.ServerHttp2Stream;
@@ -265,6 +304,10 @@ class Exchange {
   readonly #max: number;
   readonly #reader: MessageReader;
   readonly #messages: Buffer[] = [];
+  readonly #encoding: CallEncoding;
+  /** The work queued behind a message being inflated (it included), in order, and how much. */
+  #queue: Promise<void> = Promise.resolve();
+  #queued = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #responded = false;
   /** Whether the call's status is decided: sent, or the stream gone. */
@@ -278,11 +321,18 @@ class Exchange {
   /** The stream closed. */
   onClose: () => void = noop;
 
-  constructor(stream: http2.ServerHttp2Stream, route: Route, max: number, timeout?: number) {
+  constructor(
+    stream: http2.ServerHttp2Stream,
+    route: Route,
+    max: number,
+    encoding: CallEncoding,
+    timeout?: number,
+  ) {
     this.stream = stream;
     this.#route = route;
     this.#max = max;
-    this.#reader = new MessageReader(max);
+    this.#encoding = encoding;
+    this.#reader = new MessageReader(max, encoding.request);
     stream.on("data", (chunk: Buffer) => this.#read(chunk));
     stream.on("end", () => this.#ended());
     stream.on("close", () => this.#closed());
@@ -297,28 +347,82 @@ class Exchange {
   #read(chunk: Buffer): void {
     if (this.done) return; // dropped: the call is over
     const messages = this.#messages;
+    const compressed = this.#reader.compressed;
     const refused = this.#reader.read(chunk, messages);
     try {
-      for (const bytes of messages) {
+      for (let i = 0; i < messages.length; i++) {
         if (this.done) return;
-        let message: unknown;
-        try {
-          message = this.#route.deserialize(bytes);
-        } catch (e) {
-          return this.fail({
-            code: Status.INTERNAL,
-            details: `Error deserializing request: ${messageOf(e)}`,
-          });
-        }
-        this.onMessage(message);
+        const bytes = messages[i];
+        if (compressed[i]) {
+          // The stream waits while it inflates; what comes after waits its turn.
+          this.stream.pause();
+          this.#enqueue(() => this.#inflate(bytes));
+        } else if (this.#queued > 0) this.#enqueue(() => this.#deliver(bytes));
+        else this.#deliver(bytes);
       }
     } finally {
       messages.length = 0;
+      compressed.length = 0;
     }
-    if (refused !== undefined) this.fail(refused);
+    if (refused === undefined) return;
+    if (this.#queued > 0) this.#enqueue(() => this.fail(refused));
+    else this.fail(refused);
   }
 
+  /** Runs `task` once the work queued before it is done; the stream flows again once the queue
+   * is empty. */
+  #enqueue(task: () => void | Promise<void>): void {
+    this.#queued++;
+    this.#queue = this.#queue.then(task).catch((e) =>
+      this.fail({ code: Status.INTERNAL, details: `Error reading request: ${messageOf(e)}` })
+    ).then(() => {
+      if (--this.#queued === 0 && !this.done) this.stream.resume();
+    });
+  }
+
+  /** Inflates a compressed message and delivers it. */
+  async #inflate(bytes: Buffer): Promise<void> {
+    if (this.done) return;
+    const max = this.#max;
+    let inflated: Uint8Array | undefined;
+    try {
+      inflated = await inflateBounded(bytes, this.#encoding.request as Encoding, max);
+    } catch {
+      // Not in the call's format, corrupt or cut short (grpc-js's words).
+      return this.fail({ code: Status.INTERNAL, details: "Failed to decompress message" });
+    }
+    if (inflated === undefined) {
+      return this.fail({
+        code: Status.RESOURCE_EXHAUSTED,
+        details: `Received message that decompresses to a size larger than ${max} ` +
+          "(maxMessageBytes)",
+      });
+    }
+    this.#deliver(Buffer.from(inflated.buffer, inflated.byteOffset, inflated.byteLength));
+  }
+
+  /** Decodes a request message and hands it to the call. */
+  #deliver(bytes: Buffer): void {
+    if (this.done) return;
+    let message: unknown;
+    try {
+      message = this.#route.deserialize(bytes);
+    } catch (e) {
+      return this.fail({
+        code: Status.INTERNAL,
+        details: `Error deserializing request: ${messageOf(e)}`,
+      });
+    }
+    this.onMessage(message);
+  }
+
+  /** The client is done sending: once the messages before are delivered. */
   #ended(): void {
+    if (this.#queued > 0) this.#enqueue(() => this.#end());
+    else this.#end();
+  }
+
+  #end(): void {
     if (this.done) return;
     if (this.#reader.partial) {
       return this.fail({
@@ -360,9 +464,18 @@ class Exchange {
       this.fail(messageTooLarge("Sent", payload.byteLength, this.#max));
       return false;
     }
+    const encoding = this.#encoding.response;
     if (!this.#responded) {
       this.#responded = true;
-      if (!respond(this.stream, responseHeaders(), { waitForTrailers: true })) return false;
+      const headers = responseHeaders(encoding);
+      if (!respond(this.stream, headers, { waitForTrailers: true })) return false;
+    }
+    if (encoding !== undefined) {
+      // As grpc++: a message that does not shrink goes uncompressed (flag 0).
+      const compressed = compressSync(payload, encoding);
+      if (compressed.byteLength < payload.byteLength) {
+        return writeMessage(this.stream, compressed, 1);
+      }
     }
     return writeMessage(this.stream, payload);
   }
@@ -513,9 +626,12 @@ function routesOf(services: GrpcListenOptions["services"]): Map<string, Route> {
  * Serves `options.services` over `node:http2` (cleartext) and resolves once it listens.
  *
  * A request must be a POST (405 otherwise) of content type `application/grpc…` (415). A method
- * not served is UNIMPLEMENTED; so is a `grpc-encoding` other than `identity` (the response says
- * `grpc-accept-encoding: identity`), and a unary call without exactly one message; a compressed
- * message is INTERNAL; a message over `maxMessageBytes` either way RESOURCE_EXHAUSTED.
+ * not served is UNIMPLEMENTED; so is a unary call without exactly one message, and a compressed
+ * message in a `grpc-encoding` other than `gzip` and `deflate` (every response says
+ * `grpc-accept-encoding: identity,deflate,gzip`); a compressed message in a call without
+ * `grpc-encoding`, or one that does not inflate, is INTERNAL; a message over `maxMessageBytes`
+ * either way, as sent or inflated, RESOURCE_EXHAUSTED. Responses are compressed where
+ * `options.responseCompression` names the method (see {@link responseEncodingFor}).
  * `grpc-timeout` sets a deadline (DEADLINE_EXCEEDED; one past 2^31 − 1 ms is none). A client's
  * cancel (RST_STREAM), its connection lost, or the deadline tells the handler "cancelled".
  * @throws {TritonError} UNAVAILABLE when it cannot listen.
@@ -547,14 +663,14 @@ export async function listenHttp2(options: GrpcListenOptions): Promise<GrpcListe
         details: `The server does not implement the method ${path}`,
       });
     }
-    const encoding = headers["grpc-encoding"];
-    if (encoding !== undefined && encoding !== "identity") {
-      return trailersOnly(stream, {
-        code: Status.UNIMPLEMENTED,
-        details: `grpc-encoding "${encoding}" is not supported: messages must be uncompressed ` +
-          `(grpc-accept-encoding: identity)`,
-      });
-    }
+    const requestEncoding = headers["grpc-encoding"];
+    const compression = options.responseCompression;
+    const encoding: CallEncoding = {
+      request: typeof requestEncoding === "string" ? requestEncoding : "identity",
+      response: compression?.methods.has(path)
+        ? responseEncodingFor(compression.level, headers["grpc-accept-encoding"])
+        : undefined,
+    };
     const timeoutHeader = headers["grpc-timeout"];
     let timeout: number | undefined;
     if (timeoutHeader !== undefined) {
@@ -566,7 +682,7 @@ export async function listenHttp2(options: GrpcListenOptions): Promise<GrpcListe
         });
       }
     }
-    const exchange = new Exchange(stream, route, max, timeout);
+    const exchange = new Exchange(stream, route, max, encoding, timeout);
     const metadata = new HeaderMetadata(headers);
     if (!route.streams) return serveUnary(exchange, route, metadata);
     const call = new H2DuplexCall(exchange, metadata);

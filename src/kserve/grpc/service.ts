@@ -21,7 +21,7 @@ import { listenHttp2 } from "./h2_transport.ts";
 import { protocolRoot } from "./schema.ts";
 import { TraceManager, type TraceServeOptions } from "../trace_manager.ts";
 import { sharedMemoryOption, SharedMemoryRegions } from "../shared_memory.ts";
-import { bracketed, type GrpcTransportName } from "./transport.ts";
+import { bracketed, type CompressionLevel, type GrpcTransportName } from "./transport.ts";
 
 /** Options of {@link serveGrpc}. */
 export interface GrpcServeOptions {
@@ -34,23 +34,37 @@ export interface GrpcServeOptions {
   readonly restrictedApis?: RestrictedApis;
   /** The largest message either way, in bytes: a request over it is refused before it is read
    * further, a response over it is not sent; both fail RESOURCE_EXHAUSTED naming
-   * `maxMessageBytes`. Messages are held whole in memory, so a connection holds at most this
-   * much per call in flight.
+   * `maxMessageBytes`. A compressed request message counts twice: as sent, and as inflated
+   * (inflating stops once past it). Messages are held whole in memory, so a connection holds at
+   * most this much per call in flight.
    * @default 2147483647 (2 GiB − 1: gRPC's largest, which Triton's gRPC front end takes) */
   readonly maxMessageBytes?: number;
   /**
    * What carries the calls: `"grpc-js"`, `@grpc/grpc-js`'s server, or `"http2"`, this project's
-   * gRPC framing straight on `node:http2` (cleartext HTTP/2; messages uncompressed only: a call
-   * sending `grpc-encoding: gzip` fails UNIMPLEMENTED). Both serve the same RPCs with the same
-   * handlers. Where not given, the environment variable
-   * `TRITONFFI_GRPC_TRANSPORT` (`grpc-js` or `http2`) chooses, so that a program or benchmark
-   * can switch without a change in code; else the faster one on this runtime, measured side by
-   * side under perf_analyzer (bench/README.md): `"http2"` on Bun and Node (1.2–1.9× the calls per
-   * second of grpc-js), `"grpc-js"` on Deno (where its `node:http2` gave the new transport no
-   * gain at concurrency 1 and a loss at 16).
+   * gRPC framing straight on `node:http2` (cleartext HTTP/2). Both serve the same RPCs with the
+   * same handlers, and both take request messages compressed with `gzip` or `deflate`; only
+   * `"http2"` compresses responses (see {@link inferResponseCompression}). Where not given, the
+   * environment variable `TRITONFFI_GRPC_TRANSPORT` (`grpc-js` or `http2`) chooses, so that a
+   * program or benchmark can switch without a change in code; else `"http2"` where
+   * {@link inferResponseCompression} compresses, and otherwise the faster one on this runtime,
+   * measured side by side under perf_analyzer (bench/README.md): `"http2"` on Bun and Node
+   * (1.2–1.9× the calls per second of grpc-js), `"grpc-js"` on Deno (where its `node:http2` gave
+   * the new transport no gain at concurrency 1 and a loss at 16).
    * @default "http2" on Bun and Node, "grpc-js" on Deno
    */
   readonly transport?: GrpcTransportName;
+  /**
+   * How much the responses of ModelInfer and ModelStreamInfer are compressed, as
+   * `tritonserver`'s `--grpc-infer-response-compression-level`: at `"low"`, `"medium"` or
+   * `"high"` a call whose `grpc-accept-encoding` lists gzip or deflate gets its responses in one
+   * of them, chosen as grpc++ chooses (of gzip and deflate in that order, those accepted: the
+   * first at low, the middle one at medium, the last at high), at zlib's default level; a message
+   * that would not shrink goes uncompressed. Other RPCs are never compressed. Compressing is done
+   * on the event loop, message by message. Needs the `"http2"` transport: grpc-js's server does
+   * not compress.
+   * @default "none"
+   */
+  readonly inferResponseCompression?: CompressionLevel;
   /** Trace settings (the "trace" extension; `tritonserver`'s `--trace-config`): where the traces
    * of the sampled inference requests are written, and the initial global settings, which
    * clients may change (TraceSetting). Default: tracing off, no file. */
@@ -92,16 +106,41 @@ export interface GrpcService extends AsyncDisposable {
 /** The largest message either way: what gRPC allows (Triton raises the library's 4 MiB to it). */
 const MAX_MESSAGE_BYTES = 2 ** 31 - 1;
 
+const LEVELS: readonly unknown[] = ["none", "low", "medium", "high"];
+
+/** The compression level `given` names (see {@link GrpcServeOptions.inferResponseCompression}).
+ * @throws {TritonError} INVALID_ARG for another value. */
+function levelOf(given: unknown): CompressionLevel {
+  if (given === undefined) return "none";
+  if (LEVELS.includes(given)) return given as CompressionLevel;
+  throw new TritonError(
+    "INVALID_ARG",
+    `inferResponseCompression must be "none", "low", "medium" or "high", not ${
+      describeValue(given)
+    }`,
+  );
+}
+
 /** The transport `options.transport` names, else `TRITONFFI_GRPC_TRANSPORT`, else the
- * runtime's faster one (see {@link GrpcServeOptions.transport}). */
-function transportOf(given: unknown): GrpcTransportName {
+ * runtime's faster one, or `"http2"` where responses are compressed (see
+ * {@link GrpcServeOptions.transport}).
+ * @throws {TritonError} INVALID_ARG for an unknown name, or grpc-js with responses to compress. */
+function transportOf(given: unknown, level: CompressionLevel): GrpcTransportName {
   const fromEnv = given === undefined ? env("TRITONFFI_GRPC_TRANSPORT") || undefined : undefined;
-  const name = given ?? fromEnv ?? (runtimeName() === "deno" ? "grpc-js" : "http2");
+  const fallback = level !== "none" || runtimeName() !== "deno" ? "http2" : "grpc-js";
+  const name = given ?? fromEnv ?? fallback;
+  const source = fromEnv === undefined ? "transport" : "TRITONFFI_GRPC_TRANSPORT";
+  if (name === "grpc-js" && level !== "none") {
+    throw new TritonError(
+      "INVALID_ARG",
+      `inferResponseCompression "${level}" needs the "http2" transport (${source} is ` +
+        `"grpc-js", whose server does not compress responses)`,
+    );
+  }
   if (name === "grpc-js" || name === "http2") return name;
   throw new TritonError(
     "INVALID_ARG",
-    `${fromEnv === undefined ? "transport" : "TRITONFFI_GRPC_TRANSPORT"} must be "grpc-js" or ` +
-      `"http2", not ${describeValue(name)}`,
+    `${source} must be "grpc-js" or "http2", not ${describeValue(name)}`,
   );
 }
 
@@ -116,9 +155,10 @@ function transportOf(given: unknown): GrpcTransportName {
  * header, which ends it with the error's status), and `grpc.health.v1.Health/Check`. Errors carry
  * the gRPC status Triton gives their code ({@link GRPC_STATUS}). A client that cancels or goes
  * away cancels its requests in Triton. Messages may be as large as gRPC allows (2 GiB − 1) unless
- * `maxMessageBytes` says less. `transport` picks what carries the calls: `@grpc/grpc-js`'s server
- * (the default on Deno) or this project's gRPC framing on `node:http2` (the default on Bun and
- * Node).
+ * `maxMessageBytes` says less. Request messages may be compressed (`grpc-encoding: gzip` or
+ * `deflate`); inference responses are compressed where `inferResponseCompression` says.
+ * `transport` picks what carries the calls: `@grpc/grpc-js`'s server (the default on Deno) or
+ * this project's gRPC framing on `node:http2` (the default on Bun and Node).
  * @example
  * ```ts
  * import { Server } from "tritonffi";
@@ -138,7 +178,7 @@ export async function serveGrpc(
   const { hostname, port, signal } = listenOptions(
     "serveGrpc()",
     options,
-    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, sharedMemory?, trace?, signal? }",
+    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, inferResponseCompression?, sharedMemory?, trace?, signal? }",
     8001,
   );
   const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
@@ -151,7 +191,8 @@ export async function serveGrpc(
         describeValue(maxMessageBytes),
     );
   }
-  const transport = transportOf(options.transport);
+  const level = levelOf(options.inferResponseCompression);
+  const transport = transportOf(options.transport, level);
   const restricted = restrictionCheck(options.restrictedApis);
   const ctx: RpcContext = {
     server,
@@ -170,6 +211,13 @@ export async function serveGrpc(
     hostname,
     port,
     maxMessageBytes,
+    responseCompression: {
+      level,
+      methods: new Set([
+        definitions.inference.ModelInfer.path,
+        definitions.inference.ModelStreamInfer.path,
+      ]),
+    },
     services: [
       { definition: definitions.inference, implementation: inferenceHandlers(ctx) },
       { definition: definitions.health, implementation: healthHandlers(ctx) },

@@ -8,6 +8,7 @@
  */
 import type { Buffer } from "node:buffer";
 import type { ServiceDefinition } from "@grpc/grpc-js";
+import type { Encoding } from "../compression.ts";
 
 /** gRPC status codes (`grpc.status`). */
 export const Status = {
@@ -79,13 +80,51 @@ export type ServiceImplementation = Readonly<Record<string, UnaryHandler | Duple
 /** The transports `serveGrpc()` runs on. */
 export type GrpcTransportName = "grpc-js" | "http2";
 
+/** How much a server compresses the responses of a method, as grpc++'s
+ * `grpc_compression_level` (`tritonserver`'s `--grpc-infer-response-compression-level`). */
+export type CompressionLevel = "none" | "low" | "medium" | "high";
+
+/** The message encodings taken, as `grpc-accept-encoding` lists them. */
+export const ACCEPT_ENCODING = "identity,deflate,gzip";
+
+/**
+ * The encoding of a call's responses at `level`, chosen among the ones the client accepts
+ * (`grpc-accept-encoding`, comma-separated) as grpc++ chooses: of gzip and deflate in that order,
+ * those accepted; "low" takes the first, "medium" the middle one, "high" the last; `undefined`
+ * (uncompressed) at "none" or where the client accepts neither.
+ */
+export function responseEncodingFor(
+  level: CompressionLevel,
+  accepted: string | readonly string[] | undefined,
+): Encoding | undefined {
+  if (level === "none" || accepted === undefined) return undefined;
+  const names = new Set(
+    (typeof accepted === "string" ? [accepted] : accepted).flatMap((v) =>
+      v.split(",").map((name) => name.trim())
+    ),
+  );
+  const usable = (["gzip", "deflate"] as const).filter((name) => names.has(name));
+  if (usable.length === 0) return undefined;
+  return level === "low"
+    ? usable[0]
+    : level === "medium"
+    ? usable[Math.floor(usable.length / 2)]
+    : usable[usable.length - 1];
+}
+
 /** What a transport listens with. */
 export interface GrpcListenOptions {
   readonly hostname: string;
   /** 0 picks a free one. */
   readonly port: number;
-  /** The largest message either way, in bytes. */
+  /** The largest message either way, in bytes: compressed as sent, and inflated. */
   readonly maxMessageBytes: number;
+  /** The compression of the responses of the methods named (by path), in an encoding the client
+   * accepts ({@link responseEncodingFor}). Absent: no response is compressed. */
+  readonly responseCompression?: {
+    readonly level: CompressionLevel;
+    readonly methods: ReadonlySet<string>;
+  };
   readonly services: readonly {
     readonly definition: ServiceDefinition;
     readonly implementation: ServiceImplementation;

@@ -1,12 +1,15 @@
 /**
  * Reading a request body under a size cap: a declared size over the cap is refused before
  * anything is read, and a body without a declared size (chunked) is refused as soon as it grows
- * past the cap, so no allocation ever exceeds it.
+ * past the cap, so no allocation ever exceeds it. A body in `Content-Encoding: gzip` or `deflate`
+ * is inflated under the same cap: what it inflates to counts, and inflating stops once past it.
  *
  * @module
  */
 import { HttpError } from "./errors.ts";
 import { invalid } from "../errors.ts";
+import { inflateBounded, InflateError } from "../compression.ts";
+import { requestEncoding } from "./compression.ts";
 import { type JsonRecord, parseJson, record } from "../json.ts";
 
 const EMPTY = new Uint8Array(0);
@@ -36,13 +39,42 @@ export function tooLarge(what: string, size: number | string, limit: SizeLimit):
 }
 
 /**
- * The whole body of `request`, at most `limit.bytes` bytes.
- * @throws {HttpError} 413 naming `limit.option` when `Content-Length` or the bytes received
- *   exceed it.
- * @throws {TritonError} INVALID_ARG for a malformed `Content-Length`, or a body that ends before
- *   its declared size.
+ * The whole body of `request`, at most `limit.bytes` bytes, inflated where its
+ * `Content-Encoding` is `gzip` or `deflate` (either format is read under either name, as
+ * `tritonserver` reads them).
+ * @throws {HttpError} 413 naming `limit.option` when `Content-Length`, the bytes received or
+ *   (compressed) the bytes they inflate to exceed it.
+ * @throws {TritonError} INVALID_ARG for a malformed `Content-Length`, a body that ends before its
+ *   declared size, or a compressed body that is empty ("nothing to be decompressed") or does not
+ *   inflate; UNSUPPORTED "Unsupported compression type" for another `Content-Encoding` (see
+ *   `requestEncoding`), before the body is read.
  */
 export async function readBody(request: Request, limit: SizeLimit): Promise<Uint8Array> {
+  let encoding;
+  try {
+    encoding = requestEncoding(request.headers);
+  } catch (e) {
+    request.body?.cancel().catch(() => {});
+    throw e;
+  }
+  const bytes = await readBytes(request, limit);
+  if (encoding === undefined) return bytes;
+  if (bytes.byteLength === 0) invalid("nothing to be decompressed");
+  let inflated;
+  try {
+    inflated = await inflateBounded(bytes, "either", limit.bytes);
+  } catch (e) {
+    if (!(e instanceof InflateError)) throw e;
+    invalid(`the request body could not be decompressed (${encoding}): ${e.message}`);
+  }
+  if (inflated === undefined) {
+    throw tooLarge("decompressed request body", `more than ${limit.bytes}`, limit);
+  }
+  return inflated;
+}
+
+/** The bytes of `request`'s body as sent, at most `limit.bytes` (see {@link readBody}). */
+async function readBytes(request: Request, limit: SizeLimit): Promise<Uint8Array> {
   const max = limit.bytes;
   const declared = request.headers.get("content-length");
   if (declared !== null) {

@@ -39,12 +39,29 @@ export class HttpError extends Error {
   }
 }
 
-/** `{"error": message}` with `status`, as `application/json`. */
-export function errorResponse(status: number, message: string): Response {
+/** `{"error": message}` with `status`, as `application/json`, with `headers` besides. */
+export function errorResponse(
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
   return new Response(JSON.stringify({ error: message }), {
     status,
-    headers: { "content-type": "application/json" },
+    headers: { ...headers, "content-type": "application/json" },
   });
+}
+
+/** The headers an error's answer carries besides its body (see {@link withResponseHeaders}). */
+const errorHeaders = new WeakMap<object, Readonly<Record<string, string>>>();
+
+/** `error`, whose answer ({@link responseForError}) will also carry `headers`, e.g. the
+ * `Accept-Encoding` of a refused `Content-Encoding`. */
+export function withResponseHeaders<E extends object>(
+  error: E,
+  headers: Readonly<Record<string, string>>,
+): E {
+  errorHeaders.set(error, headers);
+  return error;
 }
 
 /** The status and message an error is answered with: a {@link TritonError} by its code, an
@@ -60,5 +77,6 @@ export function statusOf(error: unknown): { status: number; message: string } {
 /** The response for an error thrown while serving a request. */
 export function responseForError(error: unknown): Response {
   const { status, message } = statusOf(error);
-  return errorResponse(status, message);
+  const headers = typeof error === "object" && error !== null ? errorHeaders.get(error) : undefined;
+  return errorResponse(status, message, headers);
 }

@@ -35,10 +35,16 @@ export function parametersJson(params: Readonly<Record<string, ParameterValue>>)
   return `{${text}}`;
 }
 
+/** An HTTP response's body and headers, before it is compressed or not. */
+export interface HttpBody {
+  readonly body: string | Uint8Array<ArrayBuffer>;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 /**
- * The HTTP response for one inference response: `{ id?, model_name, model_version, parameters?,
- * outputs: [{ name, datatype, shape, data | parameters.binary_data_size }] }`. With binary
- * outputs the body is `application/octet-stream`: the JSON header (its length in
+ * The HTTP response body for one inference response: `{ id?, model_name, model_version,
+ * parameters?, outputs: [{ name, datatype, shape, data | parameters.binary_data_size }] }`. With
+ * binary outputs the body is `application/octet-stream`: the JSON header (its length in
  * `Inference-Header-Content-Length`), then each binary output's bytes in output order. Everything
  * is read (and binary data copied) before this returns: the caller may dispose `response` at once.
  * @param binary whether an output goes back as binary data.
@@ -49,12 +55,12 @@ export function parametersJson(params: Readonly<Record<string, ParameterValue>>)
  * @throws {TritonError} the response's error; INVALID_ARG for an FP16/BF16 output asked for as
  *   JSON; UNSUPPORTED for a BYTES response parameter.
  */
-export function inferHttpResponse(
+export function inferHttpBody(
   response: InferResponse,
   binary: (output: string) => boolean,
   inSharedMemory: (output: string) => boolean = () => false,
   outputs: Readonly<Record<string, Tensor>> = response.outputs,
-): Response {
+): HttpBody {
   if (response.error) throw response.error;
   const { name, version } = response.model;
   let json = "{";
@@ -89,7 +95,7 @@ export function inferHttpResponse(
   }
   json += "]}";
   if (blobs.length === 0) {
-    return new Response(json, { headers: { "content-type": "application/json" } });
+    return { body: json, headers: { "content-type": "application/json" } };
   }
   const header = encoder.encode(json);
   const body = new Uint8Array(header.byteLength + blobBytes);
@@ -99,10 +105,11 @@ export function inferHttpResponse(
     body.set(b, at); // a copy: the response's buffers go back to Triton when it is disposed
     at += b.byteLength;
   }
-  return new Response(body, {
+  return {
+    body,
     headers: {
       "content-type": "application/octet-stream",
       [INFERENCE_HEADER]: String(header.byteLength),
     },
-  });
+  };
 }

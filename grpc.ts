@@ -16,7 +16,7 @@
  */
 export { type GrpcServeOptions, type GrpcService, serveGrpc } from "./src/kserve/grpc/service.ts";
 export { GRPC_STATUS } from "./src/kserve/grpc/status.ts";
-export type { GrpcTransportName } from "./src/kserve/grpc/transport.ts";
+export type { CompressionLevel, GrpcTransportName } from "./src/kserve/grpc/transport.ts";
 export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";
 export {
   type SharedMemoryLease,

@@ -212,7 +212,7 @@ test("a unary call: headers, one message, trailers with grpc-status 0", async ()
   const r = await unary(INFER, encodeInfer(identityRequest(data, "one")));
   assert.equal(r.headers[":status"], 200);
   assert.equal(r.headers["content-type"], "application/grpc+proto");
-  assert.equal(r.headers["grpc-accept-encoding"], "identity");
+  assert.equal(r.headers["grpc-accept-encoding"], "identity,deflate,gzip");
   assert.ok(r.trailers, "trailers");
   assert.equal(r.status, 0);
   assert.equal(r.messages.length, 1);
@@ -342,19 +342,24 @@ test("a client's RST_STREAM ends the call; its request ends in Triton, the conne
   assert.equal((await unary(LIVE, Buffer.alloc(0))).status, 0);
 });
 
-test("grpc-encoding gzip is UNIMPLEMENTED, saying grpc-accept-encoding: identity; a compressed message is INTERNAL", async () => {
-  const r = await unary(LIVE, Buffer.alloc(0), { "grpc-encoding": "gzip" });
+test("a message compressed in an unknown grpc-encoding is UNIMPLEMENTED, saying grpc-accept-encoding; without one INTERNAL", async () => {
+  const r = await rawCall(LIVE, (s) => void s.end(frame(Buffer.alloc(0), 1)), {
+    "grpc-encoding": "br",
+  }).reply;
   assert.equal(r.status, 12); // UNIMPLEMENTED
   assert.equal(r.trailers, undefined, "trailers-only");
-  assert.equal(r.headers["grpc-accept-encoding"], "identity");
-  assert.match(r.message!, /grpc-encoding "gzip" is not supported/);
+  assert.equal(r.headers["grpc-accept-encoding"], "identity,deflate,gzip");
+  assert.equal(r.message, 'Received message compressed with unsupported encoding "br"');
+  // An unknown encoding declared, messages not compressed: served.
+  assert.equal((await unary(LIVE, Buffer.alloc(0), { "grpc-encoding": "br" })).status, 0);
   // identity declared (or nothing), a message flagged compressed: INTERNAL.
   for (const headers of [{ "grpc-encoding": "identity" }, {}]) {
     const c = await rawCall(LIVE, (s) => void s.end(frame(Buffer.alloc(0), 1)), headers).reply;
     assert.equal(c.status, 13, c.message);
     assert.match(c.message!, /compressed message/);
   }
-  // The client's grpc-accept-encoding is no reason to compress.
+  // The client's grpc-accept-encoding is no reason to compress (inferResponseCompression is
+  // "none" by default, and LIVE is no inference RPC).
   const plain = await unary(LIVE, Buffer.alloc(0), { "grpc-accept-encoding": "gzip,deflate" });
   assert.equal(plain.status, 0);
   assert.equal(plain.headers["grpc-encoding"], undefined);

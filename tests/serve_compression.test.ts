@@ -219,7 +219,9 @@ function httpSuite(): void {
       ["identity;q=0.5, gzip;q=0.6", "gzip"],
       ["gzip;q=0", undefined],
       ["gzip;q=abc, deflate;q=0.2", "deflate"], // a weight that does not parse is passed over
+      // Codings without regard to case or spaces, as HTTP defines them (tritonserver: exact).
       [" gzip ;q=0.9", "gzip"],
+      ["GZIP", "gzip"],
     ];
     for (const [header, expected] of cases) {
       assert.equal(responseEncoding(header), expected, `Accept-Encoding: ${header}`);

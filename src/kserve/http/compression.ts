@@ -15,7 +15,8 @@ export const ACCEPTED_ENCODINGS = "gzip, deflate";
 
 /**
  * The encoding of a request body (`Content-Encoding`): `undefined` for none, empty or
- * `identity`.
+ * `identity`. Names are matched without regard to case, as HTTP defines them (`tritonserver`
+ * matches them exactly, and refuses `GZIP`).
  * @throws {TritonError} UNSUPPORTED "Unsupported compression type" (HTTP 501, with
  *   `Accept-Encoding: gzip, deflate`) for any other, as `tritonserver` refuses it.
  */
@@ -35,7 +36,9 @@ export function requestEncoding(headers: Headers): Encoding | undefined {
  * The encoding a response goes in, from the request's `Accept-Encoding`, read as
  * `tritonserver` reads it: comma-separated codings, each optionally `;q=<weight>` (1 when
  * absent); of `identity`, `gzip` and `deflate`, the first with the highest weight above 0 wins;
- * other codings, `*`, and entries whose weight does not parse are passed over. `undefined`:
+ * other codings, `*`, and entries whose weight does not parse are passed over. Codings are
+ * matched without regard to case or surrounding spaces, as HTTP defines them (`tritonserver`
+ * matches them exactly, so `GZIP` or `gzip ;q=1` get it uncompressed). `undefined`:
  * uncompressed (no header, or `identity` wins).
  */
 export function responseEncoding(acceptEncoding: string | null): Encoding | undefined {

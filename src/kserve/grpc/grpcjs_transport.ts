@@ -1,6 +1,9 @@
 /**
  * `serveGrpc()`'s services on `@grpc/grpc-js`'s `grpc.Server` (the default transport): its calls
- * are what the handlers see (./transport.ts).
+ * are what the handlers see (./transport.ts). grpc-js inflates compressed request messages itself
+ * (gzip, deflate; under `grpc.max_receive_message_length`, counted on what they inflate to) and
+ * never compresses a response, whatever the client accepts: `serveGrpc()` refuses a response
+ * compression level on this transport.
  *
  * @module
  */

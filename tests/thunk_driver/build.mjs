@@ -1,12 +1,13 @@
 // Builds the test driver for the native callbacks (tests/thunks.test.ts) into
 // .build/thunk_driver/libthunk_driver.so, and, where the GNU assembler is present, assembles
-// x86_64_reference.S, x86_64_reader_reference.S, x86_64_delete_each_reference.S and
-// x86_64_submit_reference.S into .build/thunk_driver/<name>.bin (their .text) for the tests to
-// compare with the x86-64 generators' bytes:
+// x86_64_reference.S, x86_64_reader_reference.S, x86_64_delete_each_reference.S,
+// x86_64_submit_reference.S and x86_64_placing_reference.S into .build/thunk_driver/<name>.bin
+// (their .text) for the tests to compare with the x86-64 generators' bytes:
 //   as --64 -o x86_64_reference.o x86_64_reference.S
 //   objcopy -O binary --only-section=.text x86_64_reference.o x86_64_reference.bin
 // Without `as` (or objcopy) the thunks' test compares with the listing committed in it, and the
-// reader's, the batch deleter's and the request submitter's comparisons are skipped.
+// reader's, the batch deleter's, the request submitter's and the placing allocator's comparisons
+// are skipped.
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ for (
     "x86_64_reader_reference",
     "x86_64_delete_each_reference",
     "x86_64_submit_reference",
+    "x86_64_placing_reference",
   ]
 ) {
   const object = join(out, `${name}.o`);

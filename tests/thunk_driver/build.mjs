@@ -19,18 +19,19 @@ buildSharedLibrary("thunk driver", "thunk_driver", "libthunk_driver.so", [
 ]);
 
 const out = join(root, ".build", "thunk_driver");
-for (
-  const name of [
-    "x86_64_reference",
-    "x86_64_reader_reference",
-    "x86_64_delete_each_reference",
-    "x86_64_submit_reference",
-    "x86_64_placing_reference",
-  ]
-) {
+const references = [
+  "x86_64_reference",
+  "x86_64_reader_reference",
+  "x86_64_delete_each_reference",
+  "x86_64_submit_reference",
+  "x86_64_placing_reference",
+];
+// Never compare with the bytes of an earlier build: all are removed before any is assembled, so
+// a missing `as` or objcopy leaves none behind.
+for (const name of references) rmSync(join(out, `${name}.bin`), { force: true });
+for (const name of references) {
   const object = join(out, `${name}.o`);
   const bin = join(out, `${name}.bin`);
-  rmSync(bin, { force: true }); // never compare with the bytes of an earlier build
   const source = join(root, "tests", "thunk_driver", `${name}.S`);
   const as = spawnSync(process.env.AS ?? "as", ["--64", "-o", object, source], {
     stdio: "inherit",

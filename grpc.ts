@@ -23,4 +23,10 @@ export {
   SharedMemoryRegions,
   type SharedMemoryRegionStatus,
 } from "./src/kserve/shared_memory.ts";
+export {
+  type TraceLevelSetting,
+  TraceManager,
+  type TraceServeOptions,
+  type TraceSettingsValue,
+} from "./src/kserve/trace_manager.ts";
 export type { CudaSharedMemoryRegionStatus, DeviceBytes } from "./src/kserve/cuda_shared_memory.ts";

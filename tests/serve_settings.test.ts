@@ -12,7 +12,7 @@ import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { test } from "./support/test.ts";
 import type { Server } from "../mod.ts";
-import { HTTP_STATUS, serve } from "../serve.ts";
+import { HTTP_STATUS, serve, TraceManager } from "../serve.ts";
 import { GRPC_STATUS, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
 import type { TraceServeOptions } from "../src/kserve/trace_manager.ts";
@@ -38,7 +38,8 @@ after(async () => {
 /** An HTTP service, a gRPC one on `transport` and clients of both; closed by `close()`. */
 async function services(
   transport: GrpcTransportName,
-  options: { trace?: TraceServeOptions; restrictedApis?: Record<string, unknown> } = {},
+  options: { trace?: TraceServeOptions | TraceManager; restrictedApis?: Record<string, unknown> } =
+    {},
 ) {
   const http = await serve(server, { port: 0, ...options } as never);
   const g = await serveGrpc(server, { port: 0, transport, ...options } as never);
@@ -453,4 +454,72 @@ test("restricted categories 'logging' and 'trace'; the extensions reported", asy
   } finally {
     await s.close();
   }
+});
+
+for (const transport of TRANSPORTS) {
+  test(`${transport}: one TraceManager for both front ends, as tritonserver's: settings shared, one file, closed by its owner`, async () => {
+    const file = join(dir, `shared-${transport}.json`);
+    const trace = new TraceManager(server, { file });
+    const s = await services(transport, { trace });
+    const infer = (id: string) =>
+      fetch(`${s.http.url}/v2/models/identity_int32/infer`, {
+        method: "POST",
+        body: JSON.stringify({
+          id,
+          inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, 4], data: [1, 2, 3, 4] }],
+        }),
+      }).then((r) => r.text());
+    try {
+      // Changed over HTTP, read over gRPC, and the other way round.
+      await s.fetchJson("/v2/trace/setting", { trace_rate: "1", trace_level: ["TIMESTAMPS"] });
+      const overGrpc = traceValues(await s.call("TraceSetting", {}));
+      assert.equal(overGrpc.trace_rate, "1");
+      assert.deepEqual(overGrpc.trace_level, ["TIMESTAMPS"]);
+      await s.call("TraceSetting", { settings: { trace_count: { value: ["3"] } } });
+      assert.equal((await s.fetchJson("/v2/trace/setting")).json.trace_count, "3");
+      assert.deepEqual(trace.settings().trace_count, ["3"]);
+      // Both front ends sample from the same count: two over HTTP, one over gRPC, then none.
+      await infer("h1");
+      await infer("h2");
+      await s.call("ModelInfer", {
+        model_name: "identity_int32",
+        id: "g1",
+        inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, 4] }],
+        raw_input_contents: [int32s([1, 2, 3, 4])],
+      });
+      await infer("h3");
+      await idle(server);
+    } finally {
+      await s.close();
+    }
+    // The services leave the manager they were given open: a new one traces with it.
+    assert.deepEqual(trace.settings().trace_rate, ["1"]);
+    const again = await serve(server, { port: 0, trace });
+    try {
+      const r = await fetch(`${again.url}/v2/trace/setting`, {
+        method: "POST",
+        body: JSON.stringify({ trace_count: "1" }),
+      });
+      assert.equal(r.status, 200, await r.text());
+      const sampled = await fetch(`${again.url}/v2/models/identity_int32/infer`, {
+        method: "POST",
+        body: JSON.stringify({
+          id: "h4",
+          inputs: [{ name: "INPUT0", datatype: "INT32", shape: [1, 4], data: [1, 2, 3, 4] }],
+        }),
+      });
+      assert.equal(sampled.status, 200, await sampled.text());
+      await idle(server);
+    } finally {
+      await again.close();
+    }
+    await trace.close(); // ends the file's JSON array
+    const { requests } = traced(readTrace(file));
+    assert.deepEqual([...requests.keys()].sort(), ["g1", "h1", "h2", "h4"]);
+  });
+}
+
+test("the trace option: a TraceManager or plain options, nothing else", async () => {
+  await assert.rejects(serve(server, { port: 0, trace: 7 } as never), /trace/);
+  await assert.rejects(serveGrpc(server, { port: 0, trace: "x" } as never), /trace/);
 });

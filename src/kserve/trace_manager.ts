@@ -212,9 +212,26 @@ class TraceFile {
 }
 
 /**
- * The trace settings of one front-end service and the traces it takes (see the module's doc).
+ * Trace settings and the traces they take (see the module's doc), as `tritonserver`'s trace
+ * manager: give one to both `serve()` and `serveGrpc()` (their `trace` option) and a setting
+ * changed over either protocol holds for both, as in `tritonserver`, whose front ends share one.
+ * Given plain options instead, each service makes its own and closes it with itself; one given
+ * is closed by whoever made it (`close()`, or `await using`), once the services are closed.
+ * @example One trace manager for both front ends
+ * ```ts
+ * import { Server } from "tritonffi";
+ * import { serve, TraceManager } from "tritonffi/serve";
+ * import { serveGrpc } from "tritonffi/grpc";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * await using trace = new TraceManager(server, { file: "/tmp/trace.json", rate: 100 });
+ * await using http = await serve(server, { port: 0, trace });
+ * await using grpc = await serveGrpc(server, { port: 0, trace });
+ * // POST /v2/trace/setting or a TraceSetting call changes what both front ends trace.
+ * console.log(trace.settings().trace_rate); // [ "100" ]
+ * ```
  */
-export class TraceManager {
+export class TraceManager implements AsyncDisposable {
   /** The service's settings (the option's), what a cleared global field returns to. */
   readonly #defaults: Values;
   #global: Setting;
@@ -227,9 +244,13 @@ export class TraceManager {
   #inFlight = 0;
   #idle: (() => void)[] = [];
 
-  /** @throws {TritonError} INVALID_ARG for bad options, naming the field; UNSUPPORTED for a
-   *   level other than OFF where `server`'s core has no tracing. */
-  constructor(server: Server, options: TraceServeOptions | undefined) {
+  /**
+   * @param server the server whose requests are traced.
+   * @param options the file and the initial global settings. @default tracing off, no file
+   * @throws {TritonError} INVALID_ARG for bad options, naming the field; UNSUPPORTED for a
+   *   level other than OFF where `server`'s core has no tracing.
+   */
+  constructor(server: Server, options?: TraceServeOptions) {
     const o = options ?? {};
     expectRecord("trace", o, "{ file?, level?, rate?, count?, logFrequency? }");
     knownFields("trace", o as Record<string, unknown>, [
@@ -393,7 +414,8 @@ export class TraceManager {
 
   /**
    * Stops sampling, waits up to `waitMs` for the traces in flight (a trace whose request never
-   * reached Triton never ends) and writes what is left.
+   * reached Triton never ends) and writes what is left. Safe to call twice.
+   * @param waitMs milliseconds to wait for the traces in flight. @default 2000
    */
   async close(waitMs = 2000): Promise<void> {
     if (this.#closed) return;
@@ -411,4 +433,23 @@ export class TraceManager {
     this.#written = true;
     await this.#file.close();
   }
+
+  /** {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/**
+ * The trace manager of a service given `option` (its `trace` option): the one given, which the
+ * service leaves open (`owned` false), or a new one for its options, which the service closes.
+ * @throws {TritonError} as the {@link TraceManager} constructor.
+ */
+export function traceOption(
+  server: Server,
+  option: TraceServeOptions | TraceManager | undefined,
+): { readonly manager: TraceManager; readonly owned: boolean } {
+  return option instanceof TraceManager
+    ? { manager: option, owned: false }
+    : { manager: new TraceManager(server, option), owned: true };
 }

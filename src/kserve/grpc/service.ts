@@ -19,7 +19,7 @@ import type { RpcContext } from "./rpc.ts";
 import { listenGrpcJs } from "./grpcjs_transport.ts";
 import { listenHttp2 } from "./h2_transport.ts";
 import { protocolRoot } from "./schema.ts";
-import { TraceManager, type TraceServeOptions } from "../trace_manager.ts";
+import { type TraceManager, traceOption, type TraceServeOptions } from "../trace_manager.ts";
 import { sharedMemoryOption, SharedMemoryRegions } from "../shared_memory.ts";
 import { bracketed, type CompressionLevel, type GrpcTransportName } from "./transport.ts";
 
@@ -67,8 +67,9 @@ export interface GrpcServeOptions {
   readonly inferResponseCompression?: CompressionLevel;
   /** Trace settings (the "trace" extension; `tritonserver`'s `--trace-config`): where the traces
    * of the sampled inference requests are written, and the initial global settings, which
-   * clients may change (TraceSetting). Default: tracing off, no file. */
-  readonly trace?: TraceServeOptions;
+   * clients may change (TraceSetting). Default: tracing off, no file. A {@link TraceManager}
+   * instead: the one given to `serveGrpc()` and `serve()` alike, whose settings both share. */
+  readonly trace?: TraceServeOptions | TraceManager;
   /** The system and CUDA shared memory regions clients may register and use (the
    * `system_shared_memory` and `cuda_shared_memory` extensions). Absent: registering is
    * UNIMPLEMENTED, as in
@@ -194,6 +195,7 @@ export async function serveGrpc(
   const level = levelOf(options.inferResponseCompression);
   const transport = transportOf(options.transport, level);
   const restricted = restrictionCheck(options.restrictedApis);
+  const traces = traceOption(server, options.trace);
   const ctx: RpcContext = {
     server,
     calls: new Calls(),
@@ -203,7 +205,7 @@ export async function serveGrpc(
         return values.length > 0 ? String(values[0]) : null;
       }),
     root: protocolRoot(),
-    traces: new TraceManager(server, options.trace),
+    traces: traces.manager,
     regions: sharedMemoryOption(options.sharedMemory),
   };
   const definitions = serviceDefinitions(ctx.root);
@@ -225,7 +227,7 @@ export async function serveGrpc(
   });
 
   const { close, closed } = closing({
-    finish: () => ctx.traces.close(),
+    finish: () => traces.owned ? traces.manager.close() : Promise.resolve(),
     stopAccepting: () => listener.stopAccepting(),
     idle: () => ctx.calls.idle(),
     endInFlight: () => {

@@ -37,7 +37,7 @@ import {
 } from "../operations.ts";
 import { repositoryAction, repositoryIndexJson } from "./repository.ts";
 import { settingsRoutes } from "./settings.ts";
-import { TraceManager, type TraceServeOptions } from "../trace_manager.ts";
+import { type TraceManager, traceOption, type TraceServeOptions } from "../trace_manager.ts";
 import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "../restricted.ts";
 
 /** What the handler accepts and who may call what. */
@@ -62,8 +62,9 @@ export interface KServeOptions {
   readonly restrictedApis?: RestrictedApis;
   /** Trace settings (the "trace" extension; `tritonserver`'s `--trace-config`): where the traces
    * of the sampled inference requests are written, and the initial global settings, which
-   * clients may change (`/v2/trace/setting`). Default: tracing off, no file. */
-  readonly trace?: TraceServeOptions;
+   * clients may change (`/v2/trace/setting`). Default: tracing off, no file. A {@link TraceManager}
+   * instead: the one given to `serveGrpc()` and `serve()` alike, whose settings both share. */
+  readonly trace?: TraceServeOptions | TraceManager;
   /** The system and CUDA shared memory regions clients may register and use (the
    * `system_shared_memory` and `cuda_shared_memory` extensions). Absent: registering is
    * UNSUPPORTED, as in `tritonserver` without `--allow-client-shm`. Give the same object to
@@ -97,8 +98,11 @@ export interface KServeService {
   /** Ends the event streams still open, each with a last event giving `reason`; their requests
    * are cancelled in Triton. */
   readonly endStreams: (reason: unknown) => void;
-  /** The trace settings and traces; `close()` writes what is left. */
+  /** The trace settings and traces. */
   readonly traces: TraceManager;
+  /** Closes the trace manager where the service made it (writing what is left); one given in
+   * the options is its owner's to close. */
+  readonly closeTraces: () => Promise<void>;
 }
 
 /** @internal Hooks for the runtime adapter. */
@@ -186,7 +190,7 @@ export function kserveService(
     json: jsonLimit.bytes <= bodyLimit.bytes ? jsonLimit : bodyLimit,
   };
   const guard = restrictionGuard(options.restrictedApis);
-  const traces = new TraceManager(server, options.trace);
+  const { manager: traces, owned: ownsTraces } = traceOption(server, options.trace);
   /** Streamed responses and their streams; the streams still open. */
   const streams = new WeakMap<Response, EventStream>();
   const open = new Set<EventStream>();
@@ -410,6 +414,7 @@ export function kserveService(
     fetch,
     active: () => calls.size,
     traces,
+    closeTraces: () => ownsTraces ? traces.close() : Promise.resolve(),
     idle: () => calls.idle(),
     endStreams: (reason) => {
       for (const stream of open) stream.stop(reason);

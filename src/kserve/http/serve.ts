@@ -225,7 +225,7 @@ export async function serve(server: Server, options: ServeOptions = {}): Promise
     idle: () => service.idle(),
     endInFlight: () =>
       service.endStreams(new TritonError("UNAVAILABLE", "the HTTP service is closing")),
-    finish: () => listening.closeAll().then(() => service.traces.close()),
+    finish: () => listening.closeAll().then(() => service.closeTraces()),
   }, signal);
   const host = listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname;
   return {

@@ -385,7 +385,8 @@ export function jsAllocator(lib: NativeLibrary): AllocatorFunctions {
 }
 
 /** tritonserver's error for an output larger than the part of a region the request gave it
- * (the C allocator writes the same). */
+ * (the C allocator writes the same; the KServe front ends use it for outputs they copy into a
+ * CUDA region). */
 export function placedTooSmall(name: string, available: number, needed: number): string {
   return `shared memory size specified with the request for output '${name}' ` +
     `(${available} bytes) should be at least ${needed} bytes to hold the results`;

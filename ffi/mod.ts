@@ -16,6 +16,7 @@ export { env, runtimeName } from "./runtime.ts";
 export { check, discard, errorFromPtr, TritonError } from "./triton_error.ts";
 export { checkCString } from "./cstring_cache.ts";
 export type { AllocatorFunctions, AllocatorPointers } from "./allocator.ts";
+export { placedTooSmall } from "./allocator.ts";
 export {
   type OutputPlacement,
   type PlacedOutput,

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { DataTypeName } from "../../ffi/mod.ts";
+import { type DataTypeName, placedTooSmall } from "../../ffi/mod.ts";
 import { TritonError } from "../errors.ts";
 import { Tensor } from "../tensor.ts";
 import { checkBinarySize, tensorFromBinary } from "./tensor_data.ts";
@@ -131,12 +131,7 @@ export class RequestSharedMemory {
       const bytes = (tensor.memoryType === "GPU" ? tensor.toHost() : tensor).toBytes();
       const room = lease.device?.byteSize ?? lease.bytes.byteLength;
       if (bytes.byteLength > room) {
-        throw new TritonError(
-          "INTERNAL",
-          `shared memory size specified with the request for output '${name}' ` +
-            `(${room} bytes) should be at least ${bytes.byteLength} bytes to ` +
-            "hold the results",
-        );
+        throw new TritonError("INTERNAL", placedTooSmall(name, room, bytes.byteLength));
       }
       writes.push([lease, bytes]);
     }

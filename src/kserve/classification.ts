@@ -133,6 +133,16 @@ export function classifyTensor(
 }
 
 /**
+ * What a request with outputs asked for as classifications adds to its `InferRequest`: its
+ * responses keep Triton's response, from which {@link classifiedOutputs} reads the labels when it
+ * is encoded (`keepResponses`); nothing where no output is classified.
+ * @param classes classes per row, by output name.
+ */
+export function labelsKept(classes: ReadonlyMap<string, number>): { keepResponses?: true } {
+  return classes.size > 0 ? { keepResponses: true } : {};
+}
+
+/**
  * `response`'s outputs, those asked for as classifications replaced by them (see
  * {@link classifyTensor}); labels are read from the response, which must still hold its native
  * response.

@@ -9,6 +9,7 @@
 import type { InferRequest } from "../../request.ts";
 import type { InferResponse, ParameterValue } from "../../response.ts";
 import { Tensor } from "../../tensor.ts";
+import { labelsKept } from "../classification.ts";
 import { invalid } from "../errors.ts";
 import { inputSharedMemory, outputOptions, requestParameters } from "../inference.ts";
 import { RequestSharedMemory } from "../request_shared_memory.ts";
@@ -228,8 +229,7 @@ function read(message: GrpcInferRequest, sharedMemory: RequestSharedMemory): Rea
       return o.name;
     });
   }
-  // Labels are read from Triton's response when it is encoded.
-  const keep = classification.size > 0 ? { keepResponses: true } : {};
+  const keep = labelsKept(classification);
   return {
     request: { ...options, inputs, ...(outputs ? { outputs } : {}), ...keep } as InferRequest,
     emptyFinal,

@@ -7,6 +7,7 @@
  */
 import type { InferRequest } from "../../request.ts";
 import type { Tensor } from "../../tensor.ts";
+import { labelsKept } from "../classification.ts";
 import { invalid, unsupported } from "../errors.ts";
 import { array, parseJson, record, string, unsigned } from "../json.ts";
 import {
@@ -164,8 +165,7 @@ function parse(
     ...options,
     inputs,
     ...(requested ? { outputs: requested } : {}),
-    // Labels are read from Triton's response when it is encoded.
-    ...(classification.size > 0 ? { keepResponses: true } : {}),
+    ...labelsKept(classification),
   };
   return {
     request,

@@ -93,8 +93,8 @@ function driver(cuda: CudaRuntime, ffi: FfiRuntime): Driver | string {
 /**
  * Opens the IPC `handle` (64 bytes) on device `deviceId`, as Triton does: `cudaSetDevice` (its
  * failure left to the open), then `cudaIpcOpenMemHandle` with lazy peer access.
- * @throws {CudaIpcError} "open" when the runtime refuses the handle; "unsupported" where the
- *   architecture or the runtime has no IPC binding.
+ * @throws {CudaIpcError} "open" when the runtime refuses the handle, or `deviceId` is no `int`;
+ *   "unsupported" where the architecture or the runtime has no IPC binding.
  */
 export function openCudaIpc(
   cuda: CudaRuntime,
@@ -104,6 +104,10 @@ export function openCudaIpc(
 ): CudaIpcMapping {
   if (handle.byteLength !== CUDA_IPC_HANDLE_SIZE) {
     throw new CudaIpcError("open", `a cudaIpcMemHandle_t is ${CUDA_IPC_HANDLE_SIZE} bytes`);
+  }
+  // cudaSetDevice takes an int: a larger id names no device (and an FFI refuses it as an int).
+  if (!Number.isSafeInteger(deviceId) || deviceId < 0 || deviceId > 0x7fffffff) {
+    throw new CudaIpcError("open", `device ${deviceId} is no CUDA device (an int)`);
   }
   const { ipc } = bind(cuda, ffi);
   if (typeof ipc === "string") throw new CudaIpcError("unsupported", ipc);

@@ -258,6 +258,11 @@ test(
       }),
       error(400, "failed to register shared memory region: invalid args"),
     );
+    // A device id past C's int (cudaSetDevice's parameter) names no device: refused as one.
+    assert.deepEqual(
+      await reg("r", { raw_handle: { b64: b64() }, device_id: 2 ** 31, byte_size: 8 }),
+      error(400, "failed to register shared memory region: invalid args"),
+    );
     for (const text of [Buffer.alloc(63).toString("base64"), "not base64!"]) {
       assert.deepEqual(
         await reg("r", { raw_handle: { b64: text }, device_id: 0, byte_size: 8 }),

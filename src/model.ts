@@ -193,7 +193,13 @@ export async function oneResponse(
   if (first.done) {
     throw new TritonError("UNSUPPORTED", `model '${name}' sent no response; use infer()`);
   }
-  const more = await stream.next();
+  let more: IteratorResult<InferResponse>;
+  try {
+    more = await stream.next();
+  } catch (e) {
+    first.value.dispose(); // the stream failed after it: the caller never gets it
+    throw e;
+  }
   if (!more.done) {
     more.value.dispose();
     first.value.dispose();

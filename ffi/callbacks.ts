@@ -12,7 +12,7 @@
  * deadlock; docs/ffi-facts.md):
  *
  * - `"native"` (default where available): response-complete and request-release are native code
- *   (`native_callbacks.ts`) that pushes into a native ring drained by JS; on Deno and Node the
+ *   (`native/callbacks.ts`) that pushes into a native ring drained by JS; on Deno and Node the
  *   allocator's CPU policy is native too. Triton's threads never wait for the JS thread.
  * - `"js"`: JS callbacks push into a JS {@link CompletionRing}; on Deno and Node each call makes
  *   Triton's thread wait for the JS thread (~45 µs). The allocator is JS on Deno and Node, C
@@ -34,7 +34,7 @@ import {
 } from "./completion_ring.ts";
 import type { KeepAlive } from "./keepalive.ts";
 import { macrotask } from "./macrotask.ts";
-import { nativeCallbacks } from "./native_callbacks.ts";
+import { nativeCallbacks } from "./native/callbacks.ts";
 import { env } from "./runtime.ts";
 import type { NativeLibrary, Ptr } from "./types.ts";
 

@@ -4,7 +4,7 @@
  * never both), and the consumer's wake-up file descriptor: a `pipe` watched by the event loop, or
  * an `eventfd` read by a blocking `read` made off the JS thread (Deno `nonblocking`, koffi
  * `fn.async`); `bsearch`, through which JS calls the generated response reader; and `lfind`,
- * through which a batch of native deletes runs off the JS thread (`native_deletes.ts`).
+ * through which a batch of native deletes runs off the JS thread (`native/deletes.ts`).
  * `shm_open`, `lseek`, `close` and `sysconf` (the page size) open and map a client's POSIX shared
  * memory for `shared_memory.ts`.
  *
@@ -73,7 +73,7 @@ export const osSymbols = {
   },
   bsearch: {
     // Calls generated code from JS: with one element, bsearch calls its comparator once, with
-    // (key, base), and returns base when it returned 0 (see response_reader.ts).
+    // (key, base), and returns base when it returned 0 (see native/response_reader.ts).
     parameters: [
       "ptr", // const void* key
       "ptr", // const void* base
@@ -86,7 +86,7 @@ export const osSymbols = {
   },
   lfind: {
     // Runs generated code off the JS thread: lfind calls its comparator with (key, element) for
-    // each element in order until one returns 0; native_deletes.ts's comparator deletes the
+    // each element in order until one returns 0; native/deletes.ts's comparator deletes the
     // object in the element and returns 1, so one call deletes a whole batch.
     parameters: [
       "buf", // const void* key

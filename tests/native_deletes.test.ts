@@ -1,5 +1,5 @@
 /**
- * The binding's native deletes (ffi/native_deletes.ts): a batch of at least OFFLOAD_MIN queued
+ * The binding's native deletes (ffi/native/deletes.ts): a batch of at least OFFLOAD_MIN queued
  * responses and requests is deleted off the JS thread in one call and nothing of it is left
  * live; smaller batches are deleted on the JS thread; a stream read without disposing and many
  * concurrent inferences leave nothing live once the deletes drained; `stop()` right after a
@@ -14,8 +14,8 @@ import { assembledReference, NO_ASSEMBLER } from "./support/assembled.ts";
 import { test } from "./support/test.ts";
 import { loadTriton } from "../ffi/mod.ts";
 import { macrotask } from "../ffi/macrotask.ts";
-import { NativeDeletes, OFFLOAD_MIN } from "../ffi/native_deletes.ts";
-import { generateDeleteEachX8664 } from "../ffi/thunks/x86_64_delete_each.ts";
+import { NativeDeletes, OFFLOAD_MIN } from "../ffi/native/deletes.ts";
+import { generateDeleteEachX8664 } from "../ffi/native/x86_64/delete_each.ts";
 import { deferredDeletes, liveCounter, sharedServer, startServer } from "./support/env.ts";
 
 const live = await liveCounter();

@@ -1,5 +1,5 @@
 /**
- * The native request submitter (ffi/request_submitter.ts): the same inferences and the same
+ * The native request submitter (ffi/native/request_submitter.ts): the same inferences and the same
  * errors with it as call by call, in child processes with `TRITONFFI_REQUEST_SUBMITTER=on` and
  * `=off` on the runtime under test, nothing left live; where it is made by default; and the
  * x86-64 code's bytes are what the GNU assembler makes of
@@ -12,7 +12,7 @@ import { assembledReference, NO_ASSEMBLER } from "./support/assembled.ts";
 import { test } from "./support/test.ts";
 import { loadTriton } from "../ffi/mod.ts";
 import { platform } from "../ffi/os.ts";
-import { generateSubmitX8664 } from "../ffi/thunks/x86_64_submit.ts";
+import { generateSubmitX8664 } from "../ffi/native/x86_64/submit.ts";
 import { runScript } from "./support/env.ts";
 
 interface Check {

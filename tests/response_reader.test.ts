@@ -1,5 +1,5 @@
 /**
- * The native response reader (ffi/response_reader.ts): a response whose parts it does not copy —
+ * The native response reader (ffi/native/response_reader.ts): a response whose parts it does not copy —
  * a name or id longer than its room, a shape of more than 8 dimensions, an output larger than
  * 4 KiB, outputs past the 16th, BYTES, an empty output — reads the same as without it (with
  * `TRITONFFI_CALLBACKS=js` every response is read field by field, so both paths meet the same
@@ -16,8 +16,8 @@ import { type InferResponse, type Server } from "../mod.ts";
 import { loadTriton } from "../ffi/mod.ts";
 import { platform } from "../ffi/os.ts";
 import { type OutputFields, ResponseFields } from "../ffi/response_fields.ts";
-import { RecordLayout } from "../ffi/response_record.ts";
-import { generateReaderX8664 } from "../ffi/thunks/x86_64_reader.ts";
+import { RecordLayout } from "../ffi/native/response_record.ts";
+import { generateReaderX8664 } from "../ffi/native/x86_64/reader.ts";
 import { collect, startServer } from "./support/env.ts";
 import { tempRepo } from "./support/temp_repo.ts";
 

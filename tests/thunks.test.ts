@@ -18,14 +18,14 @@ import {
   PostedWaiter,
   RingConsumer,
   type RingWaiter,
-} from "../ffi/native_ring.ts";
-import { ringBytes, RingLayout } from "../ffi/ring_layout.ts";
+} from "../ffi/native/ring.ts";
+import { ringBytes, RingLayout } from "../ffi/native/ring_layout.ts";
 import { platform } from "../ffi/os.ts";
 import { env, runtimeName } from "../ffi/runtime.ts";
-import { compileBunRing } from "../ffi/thunks/bun_ring.ts";
-import { installPlacingThunks, installThunks, type ThunkPointers } from "../ffi/thunks/install.ts";
-import { generateX8664, MALLOC_FAILED } from "../ffi/thunks/x86_64.ts";
-import { generatePlacingX8664 } from "../ffi/thunks/x86_64_placing.ts";
+import { compileBunRing } from "../ffi/native/bun_ring.ts";
+import { installPlacingThunks, installThunks, type ThunkPointers } from "../ffi/native/install.ts";
+import { generateX8664, MALLOC_FAILED } from "../ffi/native/x86_64/ring.ts";
+import { generatePlacingX8664 } from "../ffi/native/x86_64/placing.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { runScript } from "./support/env.ts";
 import { assembledReference as assembledText, NO_ASSEMBLER } from "./support/assembled.ts";
@@ -49,7 +49,7 @@ const LISTING_TARGETS = {
 
 /**
  * `as --64 tests/thunk_driver/x86_64_reference.S && objdump -d --insn-width=12`, up to the
- * message string (reviewed instruction by instruction against ffi/thunks/x86_64.ts).
+ * message string (reviewed instruction by instruction against ffi/native/x86_64/ring.ts).
  */
 const LISTING = `
 0000000000000000 <response_complete>:

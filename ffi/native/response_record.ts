@@ -3,7 +3,7 @@
  * the binding reads of one `TRITONSERVER_InferenceResponse`, so that JS reads it through typed
  * arrays instead of one FFI call per field. Shared by the C reader (`c/response_reader.c`, which
  * receives these constants as `TRITONFFI_RECORD_*`) and the x86-64 one
- * (`thunks/x86_64_reader.ts`).
+ * (`x86_64/reader.ts`).
  *
  * What the reader does, in order, stopping at the first call that fails (its
  * `TRITONSERVER_Error*` goes to `CALL_ERROR` and the function returns 1):

@@ -1,11 +1,11 @@
 /**
  * The response reader as x86-64 machine code (System V ABI, Linux), for Deno and Node: the same
- * function as `ffi/c/response_reader.c` (what it does and the layout: `response_record.ts`).
+ * function as `ffi/native/c/response_reader.c` (what it does and the layout: `../response_record.ts`).
  *
  * `int read(TRITONSERVER_InferenceResponse* response, uint8_t* record)`: 0 when read (the
  * response's own error may be set), 1 when a call failed (its error in `CALL_ERROR`). Its
  * signature is a `bsearch` comparator's, so that JS can call it through libc `bsearch` with one
- * element (a fast FFI call on every runtime; see `response_reader.ts`).
+ * element (a fast FFI call on every runtime; see `../response_reader.ts`).
  *
  * Triton's functions and libc's `memcpy`/`memccpy` are embedded as addresses from `dlsym`.
  * Registers: rbx the response, r12 the record, r13 the index, r14 the current output or parameter
@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { MemoryType, ParameterType } from "../enums.ts";
+import { MemoryType, ParameterType } from "../../enums.ts";
 import {
   DATA_LIMIT,
   MAX_DIMS,
@@ -24,7 +24,7 @@ import {
   RECORD_BYTES,
   RecordLayout as L,
 } from "../response_record.ts";
-import { Cond, R, X64 } from "./x86_64_encoder.ts";
+import { Cond, R, X64 } from "./encoder.ts";
 
 /** The functions the reader calls. */
 export interface ReaderTargets {

@@ -1,6 +1,6 @@
 /**
  * The batch deleter's comparator as x86-64 machine code (System V ABI, Linux), for Deno and Node:
- * the same function as `ffi/c/delete_each.c` (what it is for: `native_deletes.ts`).
+ * the same function as `ffi/native/c/delete_each.c` (what it is for: `../deletes.ts`).
  *
  * `int deleteEach(void* const* table, const uint64_t* item)`: `*item` is a native object's
  * address with its kind in bit 0 (0 a response, 1 a request, whose addresses are 8-byte aligned);
@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { Cond, R, X64 } from "./x86_64_encoder.ts";
+import { Cond, R, X64 } from "./encoder.ts";
 
 /** Generates the comparator; it starts at offset 0. */
 export function generateDeleteEachX8664(): Uint8Array {

@@ -1,5 +1,5 @@
 /* delete_each.c - the batch deleter's comparator for Bun, compiled at run time by cc(): the same
- * function as ffi/thunks/x86_64_delete_each.ts (what it is for: ffi/native_deletes.ts).
+ * function as ffi/native/x86_64/delete_each.ts (what it is for: ffi/native/deletes.ts).
  *
  * `*item` is a native object's address with its kind in bit 0 (0 a response, 1 a request);
  * `table[kind]` deletes it (TRITONSERVER_InferenceResponseDelete or

@@ -15,9 +15,9 @@
  *
  * @module
  */
-import { BufferUserp } from "../allocator.ts";
-import { MemoryType } from "../enums.ts";
-import { Cond, R, X64 } from "./x86_64_encoder.ts";
+import { BufferUserp } from "../../allocator.ts";
+import { MemoryType } from "../../enums.ts";
+import { Cond, R, X64 } from "./encoder.ts";
 
 /** What the generated code jumps to. */
 export interface PlacingTargets {

@@ -3,7 +3,7 @@
  * response record (`response_record.ts`), which JS then reads through typed arrays — instead of
  * an FFI call per field, and a copy call per name, shape and small output.
  *
- * - Deno and Node on x86-64 Linux: machine code generated at run time (`thunks/x86_64_reader.ts`),
+ * - Deno and Node on x86-64 Linux: machine code generated at run time (`x86_64/reader.ts`),
  *   called through libc `bsearch` with one element, which calls its comparator — the reader —
  *   once with `(key, base)` = `(response, record)`: a plain library call, which Deno makes on its
  *   fast path (a function pointer called from JS is not: ~2 µs) and koffi makes like any other.
@@ -15,11 +15,11 @@
  *
  * @module
  */
-import { LIBC_PATH } from "./libc.ts";
-import { mapMemory, os, PAGE_SIZE, placeCode, platform } from "./os.ts";
+import { LIBC_PATH } from "../libc.ts";
+import { mapMemory, os, PAGE_SIZE, placeCode, platform } from "../os.ts";
 import { RECORD_BYTES, recordDefines } from "./response_record.ts";
-import { generateReaderX8664 } from "./thunks/x86_64_reader.ts";
-import type { NativeLibrary, Ptr } from "./types.ts";
+import { generateReaderX8664 } from "./x86_64/reader.ts";
+import type { NativeLibrary, Ptr } from "../types.ts";
 import { fileURLToPath } from "node:url";
 
 /** The record and the function that fills it. */

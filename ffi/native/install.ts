@@ -5,12 +5,12 @@
  */
 import { PAGE_SIZE, placeCode } from "../os.ts";
 import type { FfiRuntime, Ptr } from "../types.ts";
-import { generateX8664, type ThunkEntries, type ThunkTargets } from "./x86_64.ts";
+import { generateX8664, type ThunkEntries, type ThunkTargets } from "./x86_64/ring.ts";
 import {
   generatePlacingX8664,
   type PlacingEntries,
   type PlacingTargets,
-} from "./x86_64_placing.ts";
+} from "./x86_64/placing.ts";
 
 /** A function pointer per thunk. */
 export type ThunkPointers = { readonly [K in keyof ThunkEntries]: Ptr };
@@ -39,7 +39,7 @@ export function installThunks(
 }
 
 /**
- * Generates the placing allocator's thunks (`x86_64_placing.ts`) at a fresh page, as
+ * Generates the placing allocator's thunks (`x86_64/placing.ts`) at a fresh page, as
  * {@link installThunks} does.
  * @throws {ExecMemoryError} when executable memory is refused.
  */

@@ -1,11 +1,11 @@
 /* response_reader.c - reads one inference response into the response record in one call: the
  * response's error, its outputs (with copies of their names, shapes and small data), model, id
- * and parameters. What it does and the layout are in ffi/response_record.ts, whose constants the
+ * and parameters. What it does and the layout are in ffi/native/response_record.ts, whose constants the
  * compiler receives (TRITONFFI_RECORD_*, TRITONFFI_OUT_*, TRITONFFI_PARAM_*: recordDefines()).
- * The x86-64 reader (ffi/thunks/x86_64_reader.ts) is the same function in machine code, for Deno
+ * The x86-64 reader (ffi/native/x86_64/reader.ts) is the same function in machine code, for Deno
  * and Node.
  *
- * Compiled at run time by Bun's cc() (TinyCC; ffi/response_reader.ts). Triton's functions are
+ * Compiled at run time by Bun's cc() (TinyCC; ffi/native/response_reader.ts). Triton's functions are
  * given once by tritonffi_reader_configure (their addresses in the loaded library). */
 #include <stddef.h>
 #include <stdint.h>

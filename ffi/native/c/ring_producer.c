@@ -1,13 +1,13 @@
 /* ring_producer.c - the completion ring's producers: the response-complete and request-release
  * callbacks Triton's threads call push (kind, object, flags, userp) into the ring (ring.h) and
  * wake the consumer if it sleeps. A full ring makes the producer yield until the consumer frees
- * the slot (the backpressure: nothing is dropped). The x86-64 thunks (ffi/thunks/x86_64.ts) are
+ * the slot (the backpressure: nothing is dropped). The x86-64 thunks (ffi/native/x86_64/ring.ts) are
  * the same producers in machine code, for Deno and Node.
  *
- * Compiled at run time by Bun's cc() (TinyCC; ffi/thunks/bun_ring.ts), whose wake is a threadsafe
+ * Compiled at run time by Bun's cc() (TinyCC; ffi/native/bun_ring.ts), whose wake is a threadsafe
  * JSCallback (posted, never waited for), and at build time by the C reference client
  * (bench/native), whose wake writes an eventfd. The constants come from ringDefines()
- * (ffi/thunks/bun_ring.ts). One compilation serves one ring: tritonffi_ring_configure runs before
+ * (ffi/native/bun_ring.ts). One compilation serves one ring: tritonffi_ring_configure runs before
  * Triton calls the pushes. */
 #ifdef TRITONFFI_C_API_CHECK
 #include "tritonffi_c_api.h" /* the C reference client's build: checks the signatures below */

@@ -1,13 +1,13 @@
 /**
  * The native fast path: the callbacks Triton's threads wait on, as native code instead of JS.
  *
- * - Deno and Node on x86-64 Linux: machine code generated at run time (`thunks/x86_64.ts`) for
+ * - Deno and Node on x86-64 Linux: machine code generated at run time (`x86_64/ring.ts`) for
  *   response-complete and request-release (pushes into the {@link NativeRing}; the wake-up is a
  *   write to a pipe the event loop watches, or to an eventfd read off the JS thread where the
  *   runtime cannot watch a pipe), for the allocator's CPU policy (libc `malloc`/`free`; other
  *   policies jump to the JS allocator), and for the placing allocator's placed outputs
- *   (`thunks/x86_64_placing.ts`; the rest jumps to its JS functions).
- * - Bun: the same ring producers in C compiled by `cc()` (`thunks/bun_ring.ts`), woken through a
+ *   (`x86_64/placing.ts`; the rest jumps to its JS functions).
+ * - Bun: the same ring producers in C compiled by `cc()` (`bun_ring.ts`), woken through a
  *   posted `JSCallback`; Bun's allocator is already C (`allocator.ts`).
  *
  * Anything that stands in the way (another OS or CPU, executable memory refused, no C compiler)
@@ -15,8 +15,8 @@
  *
  * @module
  */
-import type { AllocatorFunctions, AllocatorPointers } from "./allocator.ts";
-import { LIBC_PATH } from "./libc.ts";
+import type { AllocatorFunctions, AllocatorPointers } from "../allocator.ts";
+import { LIBC_PATH } from "../libc.ts";
 import {
   EventfdWaiter,
   NativeRing,
@@ -24,12 +24,12 @@ import {
   PostedWaiter,
   RingConsumer,
   type RingWaiter,
-} from "./native_ring.ts";
-import { platform } from "./os.ts";
-import { env } from "./runtime.ts";
-import { compileBunRing } from "./thunks/bun_ring.ts";
-import { installPlacingThunks, installThunks } from "./thunks/install.ts";
-import type { NativeLibrary, Ptr } from "./types.ts";
+} from "./ring.ts";
+import { platform } from "../os.ts";
+import { env } from "../runtime.ts";
+import { compileBunRing } from "./bun_ring.ts";
+import { installPlacingThunks, installThunks } from "./install.ts";
+import type { NativeLibrary, Ptr } from "../types.ts";
 
 /** Slots of the ring (one per binding; 16384 × 32 bytes = 512 KiB). */
 export const RING_CAPACITY = 16384;

@@ -1,7 +1,7 @@
 /**
  * The request submitter as x86-64 machine code (System V ABI, Linux), for Node and Bun: builds one
  * inference request from the request record and submits it (what it does and the layout:
- * `request_record.ts`; what it is for: `request_submitter.ts`).
+ * `../request_record.ts`; what it is for: `../request_submitter.ts`).
  *
  * `int submit(uint8_t* record, const void* unused)`: 0 when Triton took the request, 1 when a call
  * failed (its error in `ERROR`). Its signature is a `bsearch` comparator's, so that JS calls it
@@ -14,7 +14,7 @@
  * @module
  */
 import { InputRecord as I, RequestLayout as L } from "../request_record.ts";
-import { Cond, type Mem, R, X64 } from "./x86_64_encoder.ts";
+import { Cond, type Mem, R, X64 } from "./encoder.ts";
 
 /** Generates the submitter; it starts at offset 0. */
 export function generateSubmitX8664(): Uint8Array {

@@ -1,7 +1,7 @@
 /**
  * The request record: what the native request submitter (`request_submitter.ts`) reads to build
  * one `TRITONSERVER_InferenceRequest` and submit it in one call, instead of an FFI call per step.
- * The x86-64 submitter (`thunks/x86_64_submit.ts`) reads it.
+ * The x86-64 submitter (`x86_64/submit.ts`) reads it.
  *
  * Every field is 8 bytes. `FUNCTIONS` holds Triton's functions, written once; the rest is written
  * for each request. What the submitter does, in order, stopping at the first call that fails (its

@@ -1,6 +1,6 @@
-/* ring.h - the completion ring in C: its memory, the layout of ffi/ring_layout.ts (whose constants
+/* ring.h - the completion ring in C: its memory, the layout of ffi/native/ring_layout.ts (whose constants
  * the compiler receives as TRITONFFI_RING_*, with -D or the define option of Bun's cc(); see
- * ringDefines() in ffi/thunks/bun_ring.ts), and its producers (ring_producer.c). Shared by the
+ * ringDefines() in ffi/native/bun_ring.ts), and its producers (ring_producer.c). Shared by the
  * producers and the C reference client's consumer (bench/native/ring.h). */
 #ifndef TRITONFFI_RING_H
 #define TRITONFFI_RING_H

@@ -21,12 +21,12 @@
  *
  * @module
  */
-import type { CompletionHandler, CompletionKindValue } from "./completion_ring.ts";
-import { macrotask } from "./macrotask.ts";
+import type { CompletionHandler, CompletionKindValue } from "../completion_ring.ts";
+import { macrotask } from "../macrotask.ts";
 import { Socket } from "node:net";
-import { createEventfd, createPipe, mapMemory, os } from "./os.ts";
+import { createEventfd, createPipe, mapMemory, os } from "../os.ts";
 import { ringBytes, RingLayout } from "./ring_layout.ts";
-import type { FfiRuntime, Ptr } from "./types.ts";
+import type { FfiRuntime, Ptr } from "../types.ts";
 
 const L = RingLayout;
 const SLEEPING = L.SLEEPING >> 2;

@@ -1,6 +1,6 @@
 /**
  * The native completion ring's memory layout, shared by its producers (the x86-64 thunks, Bun's
- * C) and its consumer (`native_ring.ts`).
+ * C) and its consumer (`ring.ts`).
  *
  * ```
  * offset   0  u64 tail       next position to claim (producers: lock xadd)

@@ -5,7 +5,7 @@
  * an FFI call per step. JS writes the record through typed arrays.
  *
  * Made on Node and Bun, on x86-64 Linux, with the native callbacks: machine code generated at
- * run time (`thunks/x86_64_submit.ts`), called through libc `bsearch` with one element like the
+ * run time (`x86_64/submit.ts`), called through libc `bsearch` with one element like the
  * response reader. Measured side by side on the real core (bench/README.md, "Between a completion
  * and the next request"), it lowers Node's concurrency-1 latency and raises Bun's concurrency-128
  * throughput; on Deno, whose calls to Triton are already cheap, concurrency 128 lost, so Deno
@@ -18,8 +18,8 @@
  *
  * @module
  */
-import { mapMemory, os, PAGE_SIZE, placeCode, platform } from "./os.ts";
-import { encodeCString } from "./cstring_cache.ts";
+import { mapMemory, os, PAGE_SIZE, placeCode, platform } from "../os.ts";
+import { encodeCString } from "../cstring_cache.ts";
 import {
   InputRecord as I,
   MAX_SUBMIT_INPUTS,
@@ -27,9 +27,9 @@ import {
   RequestLayout as L,
   SUBMIT_FUNCTIONS,
 } from "./request_record.ts";
-import { env } from "./runtime.ts";
-import { generateSubmitX8664 } from "./thunks/x86_64_submit.ts";
-import type { NativeLibrary, Ptr } from "./types.ts";
+import { env } from "../runtime.ts";
+import { generateSubmitX8664 } from "./x86_64/submit.ts";
+import type { NativeLibrary, Ptr } from "../types.ts";
 
 /** See the module documentation. Not reentrant: one request at a time, on the JS thread. */
 export class RequestSubmitter {

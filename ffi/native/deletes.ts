@@ -8,7 +8,7 @@
  * concurrency they were the JS thread's largest cost. Here they are queued and run together on a
  * later macrotask; a batch of at least {@link OFFLOAD_MIN} runs on another thread, as one libc
  * `lfind` over the batch made off the JS thread (`mayBlock`: Deno `nonblocking`, koffi
- * `fn.async`, Bun a thread of its own), whose comparator (`thunks/x86_64_delete_each.ts`, or
+ * `fn.async`, Bun a thread of its own), whose comparator (`x86_64/delete_each.ts`, or
  * `c/delete_each.c` on Bun) deletes each item and returns "not found". At most one batch is in
  * flight; what is queued meanwhile goes in the next one. Smaller batches, and every batch where
  * the comparator cannot be made (the JS callbacks, whose allocator would be called back from that
@@ -19,11 +19,11 @@
  *
  * @module
  */
-import { macrotask } from "./macrotask.ts";
-import { os, PAGE_SIZE, placeCode, platform } from "./os.ts";
-import { env } from "./runtime.ts";
-import { generateDeleteEachX8664 } from "./thunks/x86_64_delete_each.ts";
-import type { NativeLibrary, Ptr } from "./types.ts";
+import { macrotask } from "../macrotask.ts";
+import { os, PAGE_SIZE, placeCode, platform } from "../os.ts";
+import { env } from "../runtime.ts";
+import { generateDeleteEachX8664 } from "./x86_64/delete_each.ts";
+import type { NativeLibrary, Ptr } from "../types.ts";
 import { fileURLToPath } from "node:url";
 
 /** The smallest batch handed to another thread: below it, a thread hop costs more than it saves. */

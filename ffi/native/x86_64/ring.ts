@@ -4,7 +4,7 @@
  * Six entry points, each starting with `endbr64` (Intel CET):
  *
  * - `responseComplete(response, flags, userp)` and `requestRelease(request, flags, userp)`: push
- *   `(kind, object, flags, userp)` into the completion ring (`ring_layout.ts`) and wake the
+ *   `(kind, object, flags, userp)` into the completion ring (`../ring_layout.ts`) and wake the
  *   consumer through its eventfd if it sleeps. A full ring makes the producer `sched_yield` until
  *   the consumer frees the slot: that is the backpressure, nothing is dropped.
  * - `alloc`, `release`, `query`, `bufferAttributes`: the response allocator's fast path for the
@@ -19,16 +19,22 @@
  *
  * @module
  */
-import { decodePolicy, encodeBufferUserp, encodePolicy, place, PolicyKind } from "../allocator.ts";
-import { ErrorCode, MemoryType } from "../enums.ts";
+import {
+  decodePolicy,
+  encodeBufferUserp,
+  encodePolicy,
+  place,
+  PolicyKind,
+} from "../../allocator.ts";
+import { ErrorCode, MemoryType } from "../../enums.ts";
 import { RingLayout } from "../ring_layout.ts";
-import { Cond, R, X64 } from "./x86_64_encoder.ts";
+import { Cond, R, X64 } from "./encoder.ts";
 
 /** Everything the generated code refers to. */
 export interface ThunkTargets {
   /** Where the code will be placed (the malloc failure message is addressed from it). */
   readonly base: bigint;
-  /** The ring's header address (`ring_layout.ts`). */
+  /** The ring's header address (`../ring_layout.ts`). */
   readonly ring: bigint;
   /** Number of slots (a power of two). */
   readonly capacity: number;

@@ -1,5 +1,5 @@
 /**
- * A tiny x86-64 encoder: exactly the instructions the thunks in `x86_64.ts` use, nothing more.
+ * A tiny x86-64 encoder: exactly the instructions the thunks in `ring.ts` use, nothing more.
  *
  * Each method appends one instruction. Operands are register numbers ({@link R}) or a memory
  * operand `{ base, disp }` (`[base + disp]`, no index register). Jumps are short (rel8) and refer

@@ -93,10 +93,7 @@ export class Binding {
    * @throws {Error} when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
    */
   get nativeDeletes(): NativeDeletes {
-    return (this.#nativeDeletes ??= new NativeDeletes(
-      this.lib,
-      this.callbacks.mode === "native",
-    ));
+    return (this.#nativeDeletes ??= new NativeDeletes(this.lib, this.callbacks.nativePath));
   }
 
   /**
@@ -105,7 +102,7 @@ export class Binding {
    * @throws {Error} when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor `off`.
    */
   get requestSubmitter(): RequestSubmitter | undefined {
-    this.#submitter ??= createRequestSubmitter(this.lib, this.callbacks.mode === "native");
+    this.#submitter ??= createRequestSubmitter(this.lib, this.callbacks.nativePath);
     return typeof this.#submitter === "string" ? undefined : this.#submitter;
   }
 
@@ -133,7 +130,8 @@ export class Binding {
   get responseReader(): ResponseReader | undefined {
     if (this.#reader === undefined) {
       try {
-        this.#reader = this.callbacks.mode === "native" ? createResponseReader(this.lib) : null;
+        const path = this.callbacks.nativePath;
+        this.#reader = path.kind === "none" ? null : createResponseReader(this.lib, path);
       } catch {
         this.#reader = null;
       }

@@ -15,6 +15,7 @@ import { test } from "./support/test.ts";
 import { loadTriton } from "../ffi/mod.ts";
 import { macrotask } from "../ffi/macrotask.ts";
 import { NativeDeletes, OFFLOAD_MIN } from "../ffi/native/deletes.ts";
+import { noNativePath } from "../ffi/native/platform.ts";
 import { generateDeleteEachX8664 } from "../ffi/native/x86_64/delete_each.ts";
 import { deferredDeletes, liveCounter, sharedServer, startServer } from "./support/env.ts";
 
@@ -79,7 +80,7 @@ test("a batch smaller than OFFLOAD_MIN is deleted on the JS thread", { skip: noF
 
 test("the JS callbacks keep deletes on the JS thread", async () => {
   const lib = await loadTriton();
-  const deletes = new NativeDeletes(lib, false);
+  const deletes = new NativeDeletes(lib, noNativePath("TRITONFFI_CALLBACKS=js"));
   assert.equal(deletes.onJsThreadReason, "the JS callbacks");
   const mode = lib.binding.callbacks.mode;
   if (mode === "js") assert.equal(lib.binding.nativeDeletes.onJsThreadReason, "the JS callbacks");

@@ -24,7 +24,10 @@ import { platform } from "../ffi/os.ts";
 import { env, runtimeName } from "../ffi/runtime.ts";
 import { compileBunRing } from "../ffi/native/bun_ring.ts";
 import { installPlacingThunks, installThunks, type ThunkPointers } from "../ffi/native/install.ts";
-import { generateX8664, MALLOC_FAILED } from "../ffi/native/x86_64/ring.ts";
+import { chooseNativePath, routinesFor } from "../ffi/native/platform.ts";
+import type { Routines } from "../ffi/native/routines.ts";
+import { MALLOC_FAILED } from "../ffi/native/routines.ts";
+import { generateX8664 } from "../ffi/native/x86_64/ring.ts";
 import { generatePlacingX8664 } from "../ffi/native/x86_64/placing.ts";
 import type { Ptr } from "../ffi/types.ts";
 import { runScript } from "./support/env.ts";
@@ -257,10 +260,18 @@ const DRIVER_PATH = env("TRITONFFI_THUNK_DRIVER") ??
     new URL("../.build/thunk_driver/libthunk_driver.so", import.meta.url).pathname,
   );
 
+/** The generated routines of this CPU (the tests that use them skip where there are none). */
+function routines(): Routines {
+  const generated = routinesFor(platform().arch);
+  if (typeof generated === "string") throw new Error(generated);
+  return generated;
+}
+
 /** Why the tests that drive native producers cannot run here, or false. */
 async function nativeUnusable(): Promise<string | false> {
   const { arch, linux } = platform();
-  if (!linux || arch !== "x86_64") return `native callbacks are x86-64 Linux only (${arch})`;
+  const generated = routinesFor(arch);
+  if (!linux || typeof generated === "string") return `no native routines here (${arch})`;
   try {
     (await loadTriton()).ffi.open(DRIVER_PATH, driverSymbols);
     return false;
@@ -291,7 +302,7 @@ async function setup(capacity: number, eventfd = false) {
     pushes = compileBunRing(ffi, ring.address, capacity, wake);
   } else {
     waiter = eventfd ? new EventfdWaiter(ffi) : new PipeWaiter(ffi);
-    thunks = installThunks(ffi, {
+    thunks = installThunks(ffi, routines(), {
       ring: address(ring.address),
       capacity,
       eventfd: waiter.fd,
@@ -398,7 +409,7 @@ test(
     const { ffi } = lib;
     const inDriver = (name: string) => BigInt(ffi.address(lib.addressIn(DRIVER_PATH, name)));
     const driver = ffi.open(DRIVER_PATH, driverSymbols).sync;
-    const placing = installPlacingThunks(ffi, {
+    const placing = installPlacingThunks(ffi, routines(), {
       jsAlloc: inDriver("driver_fake_js_alloc"),
       release: inDriver("driver_fake_js_release"),
     });
@@ -508,10 +519,11 @@ test("TRITONFFI_CALLBACKS chooses the callback path", async () => {
   const table = lib.binding.callbacks;
   const asked = env("TRITONFFI_CALLBACKS");
   if (asked === "native" || asked === "js") assert.equal(table.mode, asked);
-  const { arch, linux } = platform();
-  if (!asked && linux && arch === "x86_64") {
+  if (!asked && chooseNativePath(lib.ffi).kind !== "none") {
     assert.equal(table.mode, "native", `fell back: ${table.fallbackReason}`);
   }
+  assert.equal(table.nativePath.kind === "none", table.mode === "js");
+  assert.equal(table.fallbackReason, table.nativePath.reason);
 });
 
 test(

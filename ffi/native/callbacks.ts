@@ -1,17 +1,18 @@
 /**
- * The native fast path: the callbacks Triton's threads wait on, as native code instead of JS.
+ * The native fast path: the callbacks Triton's threads wait on, as native code instead of JS,
+ * built for the {@link NativePath} the binding chose (`platform.ts`):
  *
- * - Deno and Node on x86-64 Linux: machine code generated at run time (`x86_64/ring.ts`) for
+ * - `"x86_64"` / `"a64"` (Deno and Node): code generated at run time (`routines.ring`) for
  *   response-complete and request-release (pushes into the {@link NativeRing}; the wake-up is a
  *   write to a pipe the event loop watches, or to an eventfd read off the JS thread where the
  *   runtime cannot watch a pipe), for the allocator's CPU policy (libc `malloc`/`free`; other
  *   policies jump to the JS allocator), and for the placing allocator's placed outputs
- *   (`x86_64/placing.ts`; the rest jumps to its JS functions).
- * - Bun: the same ring producers in C compiled by `cc()` (`bun_ring.ts`), woken through a
- *   posted `JSCallback`; Bun's allocator is already C (`allocator.ts`).
+ *   (`routines.placing`; the rest jumps to its JS functions).
+ * - `"bun-cc"`: the same ring producers in C compiled by `cc()` (`bun_ring.ts`), woken through a
+ *   posted `JSCallback`; Bun's allocator is already C (`../allocator.ts`).
  *
- * Anything that stands in the way (another OS or CPU, executable memory refused, no C compiler)
- * throws, and `callbacks.ts` falls back to JS callbacks.
+ * Anything that stands in the way (path `"none"`, executable memory refused, no C compiler)
+ * throws, and `../callbacks.ts` falls back to JS callbacks.
  *
  * @module
  */
@@ -25,11 +26,11 @@ import {
   RingConsumer,
   type RingWaiter,
 } from "./ring.ts";
-import { platform } from "../os.ts";
 import { env } from "../runtime.ts";
 import { compileBunRing } from "./bun_ring.ts";
 import { installPlacingThunks, installThunks } from "./install.ts";
 import type { NativeLibrary, Ptr } from "../types.ts";
+import type { NativePath } from "./platform.ts";
 
 /** Slots of the ring (one per binding; 16384 × 32 bytes = 512 KiB). */
 export const RING_CAPACITY = 16384;
@@ -60,18 +61,24 @@ export interface NativeCallbacks {
 }
 
 /**
- * Builds the native callbacks for this runtime.
+ * Builds the native callbacks of `path`.
  * @param js the JS allocator (Deno, Node), the target of non-CPU allocations.
  * @throws {Error} where the native path is unavailable (the message says why).
  */
-export function nativeCallbacks(lib: NativeLibrary, js: AllocatorFunctions): NativeCallbacks {
+export function nativeCallbacks(
+  lib: NativeLibrary,
+  js: AllocatorFunctions,
+  path: NativePath,
+): NativeCallbacks {
   const { ffi } = lib;
-  const { arch, linux } = platform();
-  if (!linux) throw new Error("the native callbacks need Linux");
-  if (arch !== "x86_64") throw new Error(`no native callbacks for ${arch} yet (x86-64 only)`);
+  const { kind, routines } = path;
+  if (kind === "none") throw new Error(path.reason ?? "the native layer is off");
+  if (kind !== "bun-cc" && routines === undefined) {
+    throw new Error(`no native routines for ${path.arch}`);
+  }
   const ring = new NativeRing(ffi, RING_CAPACITY);
 
-  if (!ffi.callbacksReturnToForeignThreads) {
+  if (kind === "bun-cc") {
     const waiter = new PostedWaiter();
     const wake = ffi.callback({ parameters: [], result: "void" }, waiter.fire);
     const pushes = compileBunRing(ffi, ring.address, ring.capacity, wake);
@@ -80,7 +87,7 @@ export function nativeCallbacks(lib: NativeLibrary, js: AllocatorFunctions): Nat
 
   const waiter = wakeUp(lib);
   const address = (p: Ptr) => BigInt(ffi.address(p));
-  const thunks = installThunks(ffi, {
+  const thunks = installThunks(ffi, routines!, {
     ring: address(ring.address),
     capacity: ring.capacity,
     eventfd: waiter.fd,
@@ -97,7 +104,7 @@ export function nativeCallbacks(lib: NativeLibrary, js: AllocatorFunctions): Nat
   let placing: AllocatorPointers | undefined;
   const makePlacing = (): AllocatorPointers => {
     const slow = js.placing();
-    const fast = installPlacingThunks(ffi, {
+    const fast = installPlacingThunks(ffi, routines!, {
       jsAlloc: address(slow.alloc),
       release: address(thunks.release),
     });

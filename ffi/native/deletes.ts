@@ -8,7 +8,7 @@
  * concurrency they were the JS thread's largest cost. Here they are queued and run together on a
  * later macrotask; a batch of at least {@link OFFLOAD_MIN} runs on another thread, as one libc
  * `lfind` over the batch made off the JS thread (`mayBlock`: Deno `nonblocking`, koffi
- * `fn.async`, Bun a thread of its own), whose comparator (`x86_64/delete_each.ts`, or
+ * `fn.async`, Bun a thread of its own), whose comparator (`routines.deleteEach`, e.g. `x86_64/delete_each.ts`, or
  * `c/delete_each.c` on Bun) deletes each item and returns "not found". At most one batch is in
  * flight; what is queued meanwhile goes in the next one. Smaller batches, and every batch where
  * the comparator cannot be made (the JS callbacks, whose allocator would be called back from that
@@ -20,10 +20,10 @@
  * @module
  */
 import { macrotask } from "../macrotask.ts";
-import { os, PAGE_SIZE, placeCode, platform } from "../os.ts";
+import { os, PAGE_SIZE, placeCode } from "../os.ts";
 import { env } from "../runtime.ts";
-import { generateDeleteEachX8664 } from "./x86_64/delete_each.ts";
 import type { NativeLibrary, Ptr } from "../types.ts";
+import type { NativePath } from "./platform.ts";
 import { fileURLToPath } from "node:url";
 
 /** The smallest batch handed to another thread: below it, a thread hop costs more than it saves. */
@@ -43,29 +43,32 @@ const bunSymbols = {
 
 /**
  * The comparator for this runtime, or why there is none.
- * @param nativeCallbacks whether the allocator is native (`callbacks.mode === "native"`).
+ * @param path the binding's native path (`callbacks.nativePath`; `"none"` with the JS callbacks,
+ *   whose allocator would be called back from the deleting thread).
  * @throws {Error} when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
  */
-function makeOffload(lib: NativeLibrary, nativeCallbacks: boolean): Offload | string {
+function makeOffload(lib: NativeLibrary, path: NativePath): Offload | string {
   const setting = env("TRITONFFI_DELETE_THREAD");
   if (setting !== undefined && setting !== "" && setting !== "on" && setting !== "off") {
     throw new Error(`TRITONFFI_DELETE_THREAD must be "on" or "off", not "${setting}"`);
   }
   if (setting === "off") return "TRITONFFI_DELETE_THREAD=off";
-  if (!nativeCallbacks) return "the JS callbacks";
+  if (path.kind === "none") return "the JS callbacks";
   const { ffi } = lib;
-  const { arch, linux } = platform();
-  if (!linux || arch !== "x86_64") return "not x86-64 Linux";
+  const { routines } = path;
+  if (path.kind !== "bun-cc" && routines === undefined) {
+    return `no native routines for ${path.arch}`;
+  }
   const table = new BigUint64Array(new ArrayBuffer(16));
   table[0] = BigInt(ffi.address(lib.symbolAddress("TRITONSERVER_InferenceResponseDelete")));
   table[1] = BigInt(ffi.address(lib.symbolAddress("TRITONSERVER_InferenceRequestDelete")));
   try {
-    if (ffi.compile) {
+    if (path.kind === "bun-cc" && ffi.compile) {
       const source = fileURLToPath(new URL("./c/delete_each.c", import.meta.url));
       const c = ffi.compile(source, {}, bunSymbols);
       return { compare: c.pointers.tritonffi_delete_each, table };
     }
-    return { compare: placeCode(ffi, PAGE_SIZE, () => generateDeleteEachX8664()), table };
+    return { compare: placeCode(ffi, PAGE_SIZE, () => routines!.deleteEach()), table };
   } catch (e) {
     return `the comparator could not be made: ${e instanceof Error ? e.message : e}`;
   }
@@ -91,13 +94,13 @@ export class NativeDeletes {
   };
 
   /**
-   * @param nativeCallbacks whether the binding's callbacks are native (batches may leave the JS
-   *   thread only then).
+   * @param path the binding's native path (batches may leave the JS thread only when it is not
+   *   `"none"`).
    * @throws {Error} when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
    */
-  constructor(lib: NativeLibrary, nativeCallbacks: boolean) {
+  constructor(lib: NativeLibrary, path: NativePath) {
     this.#lib = lib;
-    const offload = makeOffload(lib, nativeCallbacks);
+    const offload = makeOffload(lib, path);
     if (typeof offload === "string") this.onJsThreadReason = offload;
     else this.#offload = offload;
   }

@@ -4,8 +4,8 @@
  * `AddInput` and `AppendInputData`, both callbacks and `TRITONSERVER_ServerInferAsync` — instead of
  * an FFI call per step. JS writes the record through typed arrays.
  *
- * Made on Node and Bun, on x86-64 Linux, with the native callbacks: machine code generated at
- * run time (`x86_64/submit.ts`), called through libc `bsearch` with one element like the
+ * Made on Node and Bun with the native callbacks: machine code generated at run time
+ * (`routines.submit` of the binding's {@link NativePath}, e.g. `x86_64/submit.ts`), called through libc `bsearch` with one element like the
  * response reader. Measured side by side on the real core (bench/README.md, "Between a completion
  * and the next request"), it lowers Node's concurrency-1 latency and raises Bun's concurrency-128
  * throughput; on Deno, whose calls to Triton are already cheap, concurrency 128 lost, so Deno
@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { mapMemory, os, PAGE_SIZE, placeCode, platform } from "../os.ts";
+import { mapMemory, os, PAGE_SIZE, placeCode } from "../os.ts";
 import { encodeCString } from "../cstring_cache.ts";
 import {
   InputRecord as I,
@@ -28,8 +28,8 @@ import {
   SUBMIT_FUNCTIONS,
 } from "./request_record.ts";
 import { env } from "../runtime.ts";
-import { generateSubmitX8664 } from "./x86_64/submit.ts";
 import type { NativeLibrary, Ptr } from "../types.ts";
+import type { NativePath } from "./platform.ts";
 
 /** See the module documentation. Not reentrant: one request at a time, on the JS thread. */
 export class RequestSubmitter {
@@ -192,25 +192,25 @@ export class RequestSubmitter {
 
 /**
  * The submitter for this runtime, or why there is none (requests are then built call by call).
- * @param nativeCallbacks whether the callbacks are native (`callbacks.mode === "native"`).
+ * @param path the binding's native path (`callbacks.nativePath`; `"none"` with the JS callbacks).
  * @throws {Error} when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor `off`.
  */
 export function createRequestSubmitter(
   lib: NativeLibrary,
-  nativeCallbacks: boolean,
+  path: NativePath,
 ): RequestSubmitter | string {
   const setting = env("TRITONFFI_REQUEST_SUBMITTER");
   if (setting !== undefined && setting !== "" && setting !== "on" && setting !== "off") {
     throw new Error(`TRITONFFI_REQUEST_SUBMITTER must be "on" or "off", not "${setting}"`);
   }
   if (setting === "off") return "TRITONFFI_REQUEST_SUBMITTER=off";
-  if (!nativeCallbacks) return "the JS callbacks";
-  const { arch, linux } = platform();
-  if (!linux || arch !== "x86_64") return "not x86-64 Linux";
+  if (path.kind === "none") return "the JS callbacks";
+  const { routines } = path;
+  if (routines === undefined) return `no native routines for ${path.arch}`;
   const { ffi } = lib;
   if (setting !== "on" && ffi.name === "deno") return "Deno's calls are cheap";
   try {
-    const code = placeCode(ffi, PAGE_SIZE, () => generateSubmitX8664());
+    const code = placeCode(ffi, PAGE_SIZE, () => routines.submit());
     return new RequestSubmitter(lib, mapMemory(ffi, REQUEST_RECORD_BYTES), code);
   } catch (e) {
     return `the submitter could not be placed: ${e instanceof Error ? e.message : String(e)}`;

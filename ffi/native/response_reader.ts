@@ -3,12 +3,13 @@
  * response record (`response_record.ts`), which JS then reads through typed arrays — instead of
  * an FFI call per field, and a copy call per name, shape and small output.
  *
- * - Deno and Node on x86-64 Linux: machine code generated at run time (`x86_64/reader.ts`),
+ * - Deno and Node (paths `"x86_64"`, `"a64"`: `platform.ts`): machine code generated at run time
+ *   (`routines.reader`, e.g. `x86_64/reader.ts`),
  *   called through libc `bsearch` with one element, which calls its comparator — the reader —
  *   once with `(key, base)` = `(response, record)`: a plain library call, which Deno makes on its
  *   fast path (a function pointer called from JS is not: ~2 µs) and koffi makes like any other.
  *   `bsearch` returns `base` when the comparator returned 0.
- * - Bun: `c/response_reader.c` compiled by `cc()`.
+ * - Bun (`"bun-cc"`): `c/response_reader.c` compiled by `cc()`.
  *
  * Used with the native callbacks only (`TRITONFFI_CALLBACKS=js` reads field by field, which keeps
  * that path tested as the fallback of every runtime).
@@ -16,10 +17,10 @@
  * @module
  */
 import { LIBC_PATH } from "../libc.ts";
-import { mapMemory, os, PAGE_SIZE, placeCode, platform } from "../os.ts";
+import { mapMemory, os, PAGE_SIZE, placeCode } from "../os.ts";
 import { RECORD_BYTES, recordDefines } from "./response_record.ts";
-import { generateReaderX8664 } from "./x86_64/reader.ts";
 import type { NativeLibrary, Ptr } from "../types.ts";
+import type { NativePath } from "./platform.ts";
 import { fileURLToPath } from "node:url";
 
 /** The record and the function that fills it. */
@@ -89,18 +90,21 @@ const TRITON_FUNCTIONS = [
 ] as const;
 
 /**
- * Builds the reader for this runtime.
- * @throws {Error} where it is unavailable (another OS or CPU, executable memory refused, no C
+ * Builds the reader of `path` (C on `"bun-cc"`, else its generated routine).
+ * @throws {Error} where it is unavailable (path `"none"`, executable memory refused, no C
  *   compiler): the caller reads field by field.
  */
-export function createResponseReader(lib: NativeLibrary): ResponseReader {
+export function createResponseReader(lib: NativeLibrary, path: NativePath): ResponseReader {
   const { ffi } = lib;
-  const { arch, linux } = platform();
-  if (!linux || arch !== "x86_64") throw new Error("the response reader needs x86-64 Linux");
+  const { kind, routines } = path;
+  if (kind === "none") throw new Error(`no native response reader: ${path.reason}`);
+  if (kind !== "bun-cc" && routines === undefined) {
+    throw new Error(`no native routines for ${path.arch}`);
+  }
   const record = mapMemory(ffi, RECORD_BYTES);
   const fns = TRITON_FUNCTIONS.map((name) => lib.symbolAddress(name));
 
-  if (ffi.compile) {
+  if (kind === "bun-cc" && ffi.compile) {
     const source = fileURLToPath(new URL("./c/response_reader.c", import.meta.url));
     const c = ffi.compile(source, recordDefines(), symbols);
     c.call.tritonffi_reader_configure(fns[0], fns[1], fns[2], fns[3], fns[4], fns[5], fns[6]);
@@ -113,7 +117,7 @@ export function createResponseReader(lib: NativeLibrary): ResponseReader {
     address,
   );
   const code = placeCode(ffi, PAGE_SIZE, () =>
-    generateReaderX8664({
+    routines!.reader({
       responseError,
       outputCount,
       output,

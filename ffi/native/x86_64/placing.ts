@@ -17,21 +17,8 @@
  */
 import { BufferUserp } from "../../allocator.ts";
 import { MemoryType } from "../../enums.ts";
+import type { PlacingEntries, PlacingTargets } from "../routines.ts";
 import { Cond, R, X64 } from "./encoder.ts";
-
-/** What the generated code jumps to. */
-export interface PlacingTargets {
-  /** The JS placing alloc: every case but a placed output that fits. */
-  readonly jsAlloc: bigint;
-  /** The ordinary allocator's release (the CPU fast path's thunk). */
-  readonly release: bigint;
-}
-
-/** Offsets of the entry points in the generated code. */
-export interface PlacingEntries {
-  readonly alloc: number;
-  readonly release: number;
-}
 
 /** The table's layout, as `output_placement.ts` writes it. */
 const HEADER_BYTES = 16;

@@ -24,21 +24,8 @@ import {
   RECORD_BYTES,
   RecordLayout as L,
 } from "../response_record.ts";
+import type { ReaderTargets } from "../routines.ts";
 import { Cond, R, X64 } from "./encoder.ts";
-
-/** The functions the reader calls. */
-export interface ReaderTargets {
-  readonly responseError: bigint;
-  readonly outputCount: bigint;
-  readonly output: bigint;
-  readonly model: bigint;
-  readonly id: bigint;
-  readonly parameterCount: bigint;
-  readonly parameter: bigint;
-  /** libc `memcpy` and `memccpy`. */
-  readonly memcpy: bigint;
-  readonly memccpy: bigint;
-}
 
 /** Generates the reader; it starts at offset 0. */
 export function generateReaderX8664(t: ReaderTargets): Uint8Array {

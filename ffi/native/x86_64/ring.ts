@@ -28,52 +28,11 @@ import {
 } from "../../allocator.ts";
 import { ErrorCode, MemoryType } from "../../enums.ts";
 import { RingLayout } from "../ring_layout.ts";
+import { MALLOC_FAILED, type ThunkCode, type ThunkTargets } from "../routines.ts";
 import { Cond, R, X64 } from "./encoder.ts";
-
-/** Everything the generated code refers to. */
-export interface ThunkTargets {
-  /** Where the code will be placed (the malloc failure message is addressed from it). */
-  readonly base: bigint;
-  /** The ring's header address (`../ring_layout.ts`). */
-  readonly ring: bigint;
-  /** Number of slots (a power of two). */
-  readonly capacity: number;
-  /** The eventfd that wakes the consumer. */
-  readonly eventfd: number;
-  /** libc `malloc` and `free`. */
-  readonly malloc: bigint;
-  readonly free: bigint;
-  /** `TRITONSERVER_ErrorNew`, `TRITONSERVER_BufferAttributesSetMemoryType(Id)`. */
-  readonly errorNew: bigint;
-  readonly setMemoryType: bigint;
-  readonly setMemoryTypeId: bigint;
-  /** The JS allocator's function pointers, for every policy but CPU. */
-  readonly jsAlloc: bigint;
-  readonly jsRelease: bigint;
-  readonly jsQuery: bigint;
-  readonly jsBufferAttributes: bigint;
-}
-
-/** Offsets of the entry points in the generated code. */
-export interface ThunkEntries {
-  readonly responseComplete: number;
-  readonly requestRelease: number;
-  readonly alloc: number;
-  readonly release: number;
-  readonly query: number;
-  readonly bufferAttributes: number;
-}
-
-/** The code and where each function starts. */
-export interface ThunkCode {
-  readonly code: Uint8Array;
-  readonly entries: ThunkEntries;
-}
 
 const SYS_WRITE = 1;
 const SYS_SCHED_YIELD = 24;
-/** The message of the error returned when malloc fails (stored after the code). */
-export const MALLOC_FAILED = "malloc of an output buffer failed";
 
 /**
  * What the allocator's fast path tests and writes, from `allocator.ts`: the CPU policy's `userp`

@@ -7,10 +7,13 @@
  * REX prefix `0100WRXB` (W = 64-bit operand, R/B extend the ModRM reg/rm fields to r8–r15), the
  * opcode, a ModRM byte `mod:2 reg:3 rm:3`, a SIB byte when rm is rsp/r12, then displacement and
  * immediate, little-endian. Jumps and calls to labels are rel8 ({@link X64.jmp}, {@link X64.jcc})
- * or rel32 ({@link X64.jmp32}, {@link X64.jcc32}, {@link X64.call32}).
+ * or rel32 ({@link X64.jmp32}, {@link X64.jcc32}, {@link X64.call32}): fixups of the neutral
+ * {@link Assembler} (`../asm/assembler.ts`), which holds the buffer and the labels.
  *
  * @module
  */
+
+import { Assembler, type Patch, writeInt } from "../asm/assembler.ts";
 
 /** Register numbers as the encodings use them. */
 export const R = {
@@ -44,84 +47,53 @@ export interface Mem {
 /** Condition codes for `jcc` (the low nibble of opcode 0x70+cc). */
 export const Cond = { b: 0x2, ae: 0x3, e: 0x4, ne: 0x5, be: 0x6, a: 0x7 } as const;
 
-/** An x86-64 code buffer with labels and rel8 jumps. */
-export class X64 {
-  readonly #bytes: number[] = [];
-  readonly #labels = new Map<string, number>();
-  readonly #fixups: { at: number; label: string; size: 1 | 4 }[] = [];
-
-  /** Current offset. */
-  get offset(): number {
-    return this.#bytes.length;
-  }
-
-  /** Marks the current offset as `name`. */
-  label(name: string): void {
-    if (this.#labels.has(name)) throw new Error(`label ${name} defined twice`);
-    this.#labels.set(name, this.#bytes.length);
-  }
-
-  /** Offset of a defined label. */
-  at(name: string): number {
-    const o = this.#labels.get(name);
-    if (o === undefined) throw new Error(`label ${name} is not defined`);
-    return o;
-  }
-
-  /** Appends raw bytes (data such as a NUL-terminated message). */
-  bytes(data: ArrayLike<number>): void {
-    for (let i = 0; i < data.length; i++) this.#bytes.push(data[i] & 0xff);
-  }
-
-  /** Resolves jumps and returns the machine code. */
-  finish(): Uint8Array {
-    for (const { at, label, size } of this.#fixups) {
-      const rel = this.at(label) - (at + size);
-      if (size === 1 && (rel < -128 || rel > 127)) {
-        throw new Error(`jump to ${label} out of rel8 range`);
-      }
-      for (let i = 0; i < size; i++) this.#bytes[at + i] = (rel >> (8 * i)) & 0xff;
+/**
+ * A PC-relative field of `size` bytes counted from the field's end, which ends the instruction
+ * (x86-64's rel8 and rel32).
+ */
+function relative(size: 1 | 4, label: string): Patch {
+  const limit = 2 ** (8 * size - 1);
+  return (code, at, target) => {
+    const rel = target - (at + size);
+    if (rel < -limit || rel >= limit) {
+      throw new Error(`jump to ${label} out of rel${8 * size} range`);
     }
-    return Uint8Array.from(this.#bytes);
-  }
+    writeInt(code, at, rel, size);
+  };
+}
 
+/** An x86-64 encoder over the instruction-set-neutral {@link Assembler} (its buffer, labels and
+ * fixups). */
+export class X64 extends Assembler {
   // ---- encoding helpers ----
-
-  #imm(value: number | bigint, size: 1 | 4 | 8): void {
-    let v = BigInt.asUintN(size * 8, BigInt(value));
-    for (let i = 0; i < size; i++) {
-      this.#bytes.push(Number(v & 0xffn));
-      v >>= 8n;
-    }
-  }
 
   /** REX prefix when needed: W for 64-bit operands, R for reg ≥ 8, B for rm/base ≥ 8. */
   #rex(w: boolean, reg: Reg, rm: Reg): void {
     const rex = 0x40 | (w ? 8 : 0) | (reg >= 8 ? 4 : 0) | (rm >= 8 ? 1 : 0);
-    if (rex !== 0x40) this.#bytes.push(rex);
+    if (rex !== 0x40) this.emit(rex);
   }
 
   /** ModRM (and SIB, displacement) for `reg` and a register or memory operand. */
   #modrm(reg: Reg, rm: Reg | Mem): void {
     if (typeof rm === "number") {
-      this.#bytes.push(0xc0 | ((reg & 7) << 3) | (rm & 7)); // mod 11: register direct
+      this.emit(0xc0 | ((reg & 7) << 3) | (rm & 7)); // mod 11: register direct
       return;
     }
     const base = rm.base & 7;
     // mod 00 = no displacement (except base rbp/r13, which mean RIP/disp32 there), 01 = disp8,
     // 10 = disp32.
     const mod = rm.disp === 0 && base !== 5 ? 0 : rm.disp >= -128 && rm.disp <= 127 ? 1 : 2;
-    this.#bytes.push((mod << 6) | ((reg & 7) << 3) | base);
-    if (base === 4) this.#bytes.push(0x24); // rsp/r12 as base needs a SIB byte: no index
-    if (mod === 1) this.#imm(rm.disp, 1);
-    if (mod === 2) this.#imm(rm.disp, 4);
+    this.emit((mod << 6) | ((reg & 7) << 3) | base);
+    if (base === 4) this.emit(0x24); // rsp/r12 as base needs a SIB byte: no index
+    if (mod === 1) this.int(rm.disp, 1);
+    if (mod === 2) this.int(rm.disp, 4);
   }
 
   /** `[prefixes] [REX] opcode ModRM…` for an instruction with a reg field and an r/m operand. */
   #op(opcode: number[], w: boolean, reg: Reg, rm: Reg | Mem, prefix: number[] = []): void {
-    this.#bytes.push(...prefix);
+    this.emit(...prefix);
     this.#rex(w, reg, typeof rm === "number" ? rm : rm.base);
-    this.#bytes.push(...opcode);
+    this.emit(...opcode);
     this.#modrm(reg, rm);
   }
 
@@ -129,21 +101,30 @@ export class X64 {
 
   /** `endbr64` (F3 0F 1E FA): a valid indirect-branch target under Intel CET. */
   endbr64(): void {
-    this.#bytes.push(0xf3, 0x0f, 0x1e, 0xfa);
+    this.emit(0xf3, 0x0f, 0x1e, 0xfa);
   }
 
   /** `mov r32, imm32` (B8+r id); zero-extends into the 64-bit register. */
   movImm32(dst: Reg, imm: number): void {
     this.#rex(false, 0, dst);
-    this.#bytes.push(0xb8 + (dst & 7));
-    this.#imm(imm, 4);
+    this.emit(0xb8 + (dst & 7));
+    this.int(imm, 4);
   }
 
   /** `movabs r64, imm64` (REX.W B8+r io). */
   movImm64(dst: Reg, imm: bigint): void {
     this.#rex(true, 0, dst);
-    this.#bytes.push(0xb8 + (dst & 7));
-    this.#imm(imm, 8);
+    this.emit(0xb8 + (dst & 7));
+    this.int(imm, 8);
+  }
+
+  /** `movabs r64, imm64` (REX.W B8+r io) of the address `base` + `label`'s offset (a label
+   * anywhere in the code, written by {@link finish}). */
+  movAddress(dst: Reg, label: string, base: bigint): void {
+    this.#rex(true, 0, dst);
+    this.emit(0xb8 + (dst & 7));
+    this.fixup(label, (code, at, target) => writeInt(code, at, base + BigInt(target), 8));
+    this.int(0, 8);
   }
 
   /** `mov r/m, reg` (89 /r), 32- or 64-bit. */
@@ -174,13 +155,13 @@ export class X64 {
   /** `mov byte [mem], imm8` (C6 /0 ib). */
   storeByteImm(dst: Mem, imm: number): void {
     this.#op([0xc6], false, 0, dst);
-    this.#imm(imm, 1);
+    this.int(imm, 1);
   }
 
   /** `mov dword/qword [mem], imm32` (C7 /0 id; sign-extended for qword). */
   storeImm(dst: Mem, imm: number, w: boolean): void {
     this.#op([0xc7], w, 0, dst);
-    this.#imm(imm, 4);
+    this.int(imm, 4);
   }
 
   /** `lock xadd [mem], r64` (F0 REX.W 0F C1 /r): atomically `tmp = [mem]; [mem] += r; r = tmp`. */
@@ -196,7 +177,7 @@ export class X64 {
   /** `shl r64, imm8` (REX.W C1 /4 ib). */
   shl64(dst: Reg, imm: number): void {
     this.#op([0xc1], true, 4, dst);
-    this.#imm(imm, 1);
+    this.int(imm, 1);
   }
 
   /** `add r/m, imm` (83 /0 ib when the value fits a signed byte, else 81 /0 id), 32- or 64-bit. */
@@ -223,7 +204,7 @@ export class X64 {
   #arithImm(ext: number, dst: Reg | Mem, imm: number, w: boolean): void {
     const short = imm >= -128 && imm <= 127;
     this.#op([short ? 0x83 : 0x81], w, ext, dst);
-    this.#imm(imm, short ? 1 : 4);
+    this.int(imm, short ? 1 : 4);
   }
 
   /** `add r64, r64` (REX.W 01 /r). */
@@ -259,19 +240,19 @@ export class X64 {
   /** `push r64` (50+r). */
   push(r: Reg): void {
     this.#rex(false, 0, r);
-    this.#bytes.push(0x50 + (r & 7));
+    this.emit(0x50 + (r & 7));
   }
 
   /** `push imm8` (6A ib): pushes the sign-extended value as a qword. */
   pushImm8(imm: number): void {
-    this.#bytes.push(0x6a);
-    this.#imm(imm, 1);
+    this.emit(0x6a);
+    this.int(imm, 1);
   }
 
   /** `pop r64` (58+r). */
   pop(r: Reg): void {
     this.#rex(false, 0, r);
-    this.#bytes.push(0x58 + (r & 7));
+    this.emit(0x58 + (r & 7));
   }
 
   /** `call r64` (FF /2). */
@@ -286,41 +267,47 @@ export class X64 {
 
   /** `jmp rel8` (EB cb). */
   jmp(label: string): void {
-    this.#bytes.push(0xeb, 0);
-    this.#fixups.push({ at: this.#bytes.length - 1, label, size: 1 });
+    this.emit(0xeb);
+    this.#rel(1, label);
   }
 
   /** `jmp rel32` (E9 cd). */
   jmp32(label: string): void {
-    this.#bytes.push(0xe9, 0, 0, 0, 0);
-    this.#fixups.push({ at: this.#bytes.length - 4, label, size: 4 });
+    this.emit(0xe9);
+    this.#rel(4, label);
   }
 
   /** `jcc rel32` (0F 80+cc cd). */
   jcc32(cond: number, label: string): void {
-    this.#bytes.push(0x0f, 0x80 + cond, 0, 0, 0, 0);
-    this.#fixups.push({ at: this.#bytes.length - 4, label, size: 4 });
+    this.emit(0x0f, 0x80 + cond);
+    this.#rel(4, label);
   }
 
   /** `call rel32` (E8 cd) to a label. */
   call32(label: string): void {
-    this.#bytes.push(0xe8, 0, 0, 0, 0);
-    this.#fixups.push({ at: this.#bytes.length - 4, label, size: 4 });
+    this.emit(0xe8);
+    this.#rel(4, label);
   }
 
   /** `jcc rel8` (70+cc cb). */
   jcc(cond: number, label: string): void {
-    this.#bytes.push(0x70 + cond, 0);
-    this.#fixups.push({ at: this.#bytes.length - 1, label, size: 1 });
+    this.emit(0x70 + cond);
+    this.#rel(1, label);
+  }
+
+  /** A rel8 or rel32 field to `label`, zero until {@link finish}. */
+  #rel(size: 1 | 4, label: string): void {
+    this.fixup(label, relative(size, label));
+    this.int(0, size);
   }
 
   /** `syscall` (0F 05): number in eax, arguments in rdi, rsi, rdx; clobbers rax, rcx, r11. */
   syscall(): void {
-    this.#bytes.push(0x0f, 0x05);
+    this.emit(0x0f, 0x05);
   }
 
   /** `ret` (C3). */
   ret(): void {
-    this.#bytes.push(0xc3);
+    this.emit(0xc3);
   }
 }

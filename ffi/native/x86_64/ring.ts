@@ -153,8 +153,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.ret(); //                                  ret
   a.label("alloc.failed");
   a.movImm32(rdi, ErrorCode.INTERNAL); //      mov edi, INTERNAL
-  a.movImm64(rsi, 0n); //                      movabs rsi, message (patched below)
-  const messageImm = a.offset - 8;
+  a.movAddress(rsi, "message", t.base); //    movabs rsi, message
   a.movImm64(rax, t.errorNew); //              movabs rax, TRITONSERVER_ErrorNew
   a.callReg(rax); //                           call rax
   a.pop(rbx); //                               pop rbx
@@ -217,12 +216,10 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.ret(); //                                  ret
 
   // ---- data: the malloc failure message, NUL-terminated
-  const messageAt = a.offset;
+  a.label("message");
   a.bytes(new TextEncoder().encode(MALLOC_FAILED + "\0"));
 
   const code = a.finish();
-  // The message follows the code, so its address is known only now: patch the movabs.
-  new DataView(code.buffer).setBigUint64(messageImm, t.base + BigInt(messageAt), true);
   return {
     code,
     entries: {

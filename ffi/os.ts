@@ -202,15 +202,36 @@ export function mapMemory(ffi: FfiRuntime, length: number): Ptr {
 }
 
 /**
- * Places machine code in fresh pages: maps them read+write, writes `generate(address)` (code made
- * for the address it will run at), then makes them read+execute. The pages are never writable and
- * executable at once.
+ * Makes the `length` bytes of code just written at `code` visible to instruction fetch, before
+ * they first run. Each instruction set says what that takes (`native/routines.ts`,
+ * `Routines.flush`):
+ * - x86-64 keeps its instruction cache coherent with stores: nothing ({@link coherentCaches}).
+ * - aarch64 does not: for each cache line of the range the data cache is cleaned to the point of
+ *   unification (`dc cvau`), then, after `dsb ish`, the instruction cache invalidated (`ic ivau`),
+ *   then `dsb ish` and `isb` — what GCC's `__clear_cache` does, line sizes read from `ctr_el0`.
+ *   Code run from JS (a generated routine, or a libc/libgcc function) must do it; a JS write is
+ *   no substitute.
+ * @throws {Error} when the flush cannot be made (the code is then not used).
+ */
+export type CacheFlush = (ffi: FfiRuntime, code: Ptr, length: number) => void;
+
+/** The {@link CacheFlush} of a CPU whose instruction fetch sees its own stores (x86-64): none. */
+export const coherentCaches: CacheFlush = () => {};
+
+/**
+ * Places machine code in fresh pages — the one way generated code reaches executable memory:
+ * maps them read+write, writes `generate(address)` (code made for the address it will run at),
+ * makes them read+execute, then runs `flush` over them (the instruction set's {@link CacheFlush}).
+ * The pages are never writable and executable at once, and never unmapped (Triton's threads may
+ * call the code until the process exits).
  * @throws {ExecMemoryError} when the system refuses executable memory.
+ * @throws {Error} when the code exceeds `length` bytes, or `flush` throws.
  */
 export function placeCode(
   ffi: FfiRuntime,
   length: number,
   generate: (address: bigint) => Uint8Array,
+  flush: CacheFlush,
 ): Ptr {
   const { sync } = os(ffi);
   const p = mapMemory(ffi, length);
@@ -221,6 +242,7 @@ export function placeCode(
     sync.munmap(p, length);
     throw new ExecMemoryError("mprotect(PROT_READ | PROT_EXEC) was refused");
   }
+  flush(ffi, p, code.length);
   return p;
 }
 

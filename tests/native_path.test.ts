@@ -1,12 +1,15 @@
 /**
  * The native path a server runs is readable at run time (`Server.info()`): on x86-64 Linux the
  * native one (generated x86-64 code on Deno and Node, C compiled by `cc()` on Bun), and with
- * `TRITONFFI_CALLBACKS=js` the JS callbacks with that as the reason.
+ * `TRITONFFI_CALLBACKS=js` the JS callbacks with that as the reason. Generated code reaches
+ * executable memory through `placeCode`, which runs the instruction set's cache flush.
  */
 import assert from "node:assert/strict";
 import { test } from "./support/test.ts";
 import { startServer } from "./support/env.ts";
-import { platform } from "../ffi/os.ts";
+import { loadTriton } from "../ffi/mod.ts";
+import { coherentCaches, PAGE_SIZE, placeCode, platform } from "../ffi/os.ts";
+import { routinesFor } from "../ffi/native/platform.ts";
 import { env, runtimeName } from "../ffi/runtime.ts";
 
 test("server.info() says which native path runs, and why it fell back", async () => {
@@ -48,4 +51,20 @@ test("server.info() of a server not running is UNAVAILABLE", async () => {
     code: "UNAVAILABLE",
     message: /not started/,
   });
+});
+
+test("placeCode places the code, then runs the instruction set's cache flush over it", async () => {
+  const { ffi } = await loadTriton();
+  const flushed: [number, number][] = [];
+  const code = Uint8Array.of(0xc3, 0x90, 0x90);
+  const p = placeCode(ffi, PAGE_SIZE, () => code, (f, at, length) => {
+    assert.equal(f, ffi);
+    assert.deepEqual([...new Uint8Array(ffi.view(at, length))], [...code]);
+    flushed.push([ffi.address(at), length]);
+  });
+  assert.deepEqual(flushed, [[ffi.address(p), 3]]);
+  const routines = routinesFor("x86_64");
+  assert.ok(typeof routines !== "string");
+  assert.equal(routines.flush, coherentCaches, "x86-64 needs no flush");
+  assert.equal(routinesFor("aarch64"), "no A64 routines yet");
 });

@@ -68,7 +68,10 @@ function makeOffload(lib: NativeLibrary, path: NativePath): Offload | string {
       const c = ffi.compile(source, {}, bunSymbols);
       return { compare: c.pointers.tritonffi_delete_each, table };
     }
-    return { compare: placeCode(ffi, PAGE_SIZE, () => routines!.deleteEach()), table };
+    return {
+      compare: placeCode(ffi, PAGE_SIZE, () => routines!.deleteEach(), routines!.flush),
+      table,
+    };
   } catch (e) {
     return `the comparator could not be made: ${e instanceof Error ? e.message : e}`;
   }

@@ -32,7 +32,7 @@ export function installThunks(
     const generated = routines.ring({ ...targets, base });
     entries = generated.entries;
     return generated.code;
-  });
+  }, routines.flush);
   const base = ffi.address(page);
   const pointers: Record<string, Ptr> = {};
   for (const [name, offset] of Object.entries(entries!)) {
@@ -56,7 +56,7 @@ export function installPlacingThunks(
     const generated = routines.placing(targets);
     entries = generated.entries;
     return generated.code;
-  });
+  }, routines.flush);
   const base = ffi.address(page);
   return {
     alloc: ffi.fromAddress(base + entries!.alloc),

@@ -210,7 +210,7 @@ export function createRequestSubmitter(
   const { ffi } = lib;
   if (setting !== "on" && ffi.name === "deno") return "Deno's calls are cheap";
   try {
-    const code = placeCode(ffi, PAGE_SIZE, () => routines.submit());
+    const code = placeCode(ffi, PAGE_SIZE, () => routines.submit(), routines.flush);
     return new RequestSubmitter(lib, mapMemory(ffi, REQUEST_RECORD_BYTES), code);
   } catch (e) {
     return `the submitter could not be placed: ${e instanceof Error ? e.message : String(e)}`;

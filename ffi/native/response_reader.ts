@@ -116,18 +116,19 @@ export function createResponseReader(lib: NativeLibrary, path: NativePath): Resp
   const [responseError, outputCount, output, model, id, parameterCount, parameter] = fns.map(
     address,
   );
-  const code = placeCode(ffi, PAGE_SIZE, () =>
-    routines!.reader({
-      responseError,
-      outputCount,
-      output,
-      model,
-      id,
-      parameterCount,
-      parameter,
-      memcpy: address(lib.addressIn(LIBC_PATH, "memcpy")),
-      memccpy: address(lib.addressIn(LIBC_PATH, "memccpy")),
-    }));
+  const generated = routines!;
+  const targets = {
+    responseError,
+    outputCount,
+    output,
+    model,
+    id,
+    parameterCount,
+    parameter,
+    memcpy: address(lib.addressIn(LIBC_PATH, "memcpy")),
+    memccpy: address(lib.addressIn(LIBC_PATH, "memccpy")),
+  };
+  const code = placeCode(ffi, PAGE_SIZE, () => generated.reader(targets), generated.flush);
   const { bsearch } = os(ffi).sync;
   return new ResponseReader(
     lib,

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { CacheFlush } from "../os.ts";
 
 /** Everything the ring producers and the allocator's fast path refer to. */
 export interface ThunkTargets {
@@ -97,4 +98,7 @@ export interface Routines {
   submit(): Uint8Array;
   /** The batch deleter's comparator; it starts at offset 0 (nothing embedded). */
   deleteEach(): Uint8Array;
+  /** What makes placed code visible to instruction fetch (`placeCode` runs it): nothing on
+   * x86-64, the data and instruction cache maintenance of the range on aarch64. */
+  readonly flush: CacheFlush;
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { coherentCaches } from "../../os.ts";
 import type { Routines } from "../routines.ts";
 import { generateDeleteEachX8664 } from "./delete_each.ts";
 import { generatePlacingX8664 } from "./placing.ts";
@@ -19,4 +20,5 @@ export const x8664Routines: Routines = {
   reader: generateReaderX8664,
   submit: generateSubmitX8664,
   deleteEach: generateDeleteEachX8664,
+  flush: coherentCaches,
 };

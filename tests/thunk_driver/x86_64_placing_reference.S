@@ -1,4 +1,4 @@
-# The reference for ffi/thunks/x86_64_placing.ts (the placing allocator's alloc and release), in
+# The reference for ffi/native/x86_64/placing.ts (the placing allocator's alloc and release), in
 # GNU assembler syntax (AT&T operand order). The test build (tests/thunk_driver/build.mjs)
 # assembles it where `as` is present, and tests/thunks.test.ts compares the bytes with the
 # generator's, made for the addresses below (PLACING_TARGETS there), the table layout of

@@ -1,4 +1,4 @@
-# The reference for ffi/thunks/x86_64.ts, in GNU assembler syntax (AT&T operand order).
+# The reference for ffi/native/x86_64/ring.ts, in GNU assembler syntax (AT&T operand order).
 # The test build (tests/thunk_driver/build.mjs) assembles it where `as` is present, and
 # tests/thunks.test.ts compares the bytes with the generator's; it also holds the listing of this
 # file for where `as` is absent, assembled with the constants below:

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { test } from "./support/test.ts";
 import { Assembler, writeInt } from "../ffi/native/asm/assembler.ts";
-import { X64 } from "../ffi/native/x86_64/encoder.ts";
+import { R, X64 } from "../ffi/native/x86_64/encoder.ts";
 
 test("assembler: bytes, little-endian integers, labels and fixups of several widths", () => {
   const a = new Assembler();
@@ -51,4 +51,23 @@ test("assembler: a label defined twice or never, and a jump out of reach, are er
   near.bytes(new Uint8Array(127));
   near.label("near");
   assert.deepEqual([...near.finish().subarray(0, 2)], [0xeb, 127]);
+});
+
+test("assembler: the address table follows the code, 8-byte aligned, read through fixups", () => {
+  const a = new X64();
+  a.jmpMem(a.address("f", 0x1122334455667788n));
+  a.callMem(a.address("g", 2n));
+  a.loadLabel64(R.r9, a.address("f", 0x1122334455667788n));
+  assert.throws(() => a.address("g", 3n), /address g given two values/);
+  a.finishTable();
+  const code = Array.from(a.finish());
+  // 6 + 6 + 7 = 19 bytes, 5 bytes of int3, f at 24, g at 32.
+  assert.equal(a.at("address.f"), 24);
+  assert.equal(a.at("address.g"), 32);
+  const jmp = [0xff, 0x25, 18, 0, 0, 0]; // jmp [rip+18]: 6 + 18 = 24
+  const call = [0xff, 0x15, 20, 0, 0, 0]; // call [rip+20]: 12 + 20 = 32
+  const load = [0x4c, 0x8b, 0x0d, 5, 0, 0, 0]; // mov r9, [rip+5]: 19 + 5 = 24
+  assert.deepEqual(code.slice(0, 24), [...jmp, ...call, ...load, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc]);
+  const f = [0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11];
+  assert.deepEqual(code.slice(24), [...f, 2, 0, 0, 0, 0, 0, 0, 0]);
 });

@@ -6,6 +6,10 @@
  * label's offset becomes bytes: an x86-64 rel8 or rel32, an absolute 64-bit address, an A64
  * branch's imm26 inside its 32-bit word, and so on.
  *
+ * Addresses the code refers to (libc, Triton, the ring, the JS callbacks) go in an address table
+ * after the code ({@link Assembler.address}, {@link Assembler.addressTable}), read PC-relative: no
+ * 64-bit immediate is baked into an instruction.
+ *
  * Multi-byte values are little-endian (x86-64 and A64 Linux both are).
  *
  * @module
@@ -24,6 +28,8 @@ export class Assembler {
   #length = 0;
   readonly #labels = new Map<string, number>();
   readonly #fixups: { at: number; label: string; patch: Patch }[] = [];
+  /** The address table's entries, in the order first named. */
+  readonly #addresses = new Map<string, bigint>();
 
   /** Current offset (bytes appended so far). */
   get offset(): number {
@@ -67,6 +73,31 @@ export class Assembler {
    * in {@link finish}. Reserves no bytes: the encoder appends the field's placeholder itself. */
   fixup(label: string, patch: Patch, at: number = this.#length): void {
     this.#fixups.push({ at, label, patch });
+  }
+
+  /**
+   * The label of the 64-bit entry `name` of the address table (the addresses the code calls,
+   * jumps to or reads from, instead of immediates in its instructions), holding `value`; the
+   * table is appended by {@link addressTable}.
+   * @throws {Error} when `name` was already given another value.
+   */
+  address(name: string, value: bigint): string {
+    const known = this.#addresses.get(name);
+    if (known !== undefined && known !== value) {
+      throw new Error(`address ${name} given two values`);
+    }
+    this.#addresses.set(name, value);
+    return `address.${name}`;
+  }
+
+  /** Appends the address table: `fill` bytes up to a multiple of 8, then each entry named by
+   * {@link address}, in the order first named, as a little-endian 64-bit value at its label. */
+  addressTable(fill: number): void {
+    while (this.#length % 8 !== 0) this.emit(fill);
+    for (const [name, value] of this.#addresses) {
+      this.label(`address.${name}`);
+      this.int(value, 8);
+    }
   }
 
   /** Writes every fixup and returns the code.

@@ -265,6 +265,32 @@ export class X64 extends Assembler {
     this.#op([0xff], false, 4, r);
   }
 
+  /** `jmp qword [rip + disp32]` (FF /4, mod 00 rm 101) to the 64-bit value at `label` (an
+   * entry of the address table). */
+  jmpMem(label: string): void {
+    this.emit(0xff, 0x25);
+    this.#rel(4, label);
+  }
+
+  /** `call qword [rip + disp32]` (FF /2, mod 00 rm 101) to the 64-bit value at `label`. */
+  callMem(label: string): void {
+    this.emit(0xff, 0x15);
+    this.#rel(4, label);
+  }
+
+  /** `mov r64, qword [rip + disp32]` (REX.W 8B /r, mod 00 rm 101): loads the 64-bit value at
+   * `label`. */
+  loadLabel64(dst: Reg, label: string): void {
+    this.#rex(true, dst, 0);
+    this.emit(0x8b, ((dst & 7) << 3) | 5);
+    this.#rel(4, label);
+  }
+
+  /** The address table after the code (`int3` padding). */
+  finishTable(): void {
+    this.addressTable(0xcc);
+  }
+
   /** `jmp rel8` (EB cb). */
   jmp(label: string): void {
     this.emit(0xeb);

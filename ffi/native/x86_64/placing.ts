@@ -11,7 +11,8 @@
  * - `release`: REGION is released without a free; any other buffer goes to the ordinary
  *   allocator's release (its CPU fast path, else JS), which freed what the policy allocated.
  *
- * Query has no fast path (backends rarely ask): the JS placing query serves it.
+ * Query has no fast path (backends rarely ask): the JS placing query serves it. The two addresses
+ * it jumps to are read from the address table after the code (`jmp [rip+disp32]`).
  *
  * @module
  */
@@ -86,8 +87,7 @@ export function generatePlacingX8664(
   a.pop(rcx); //                               pop rcx
   a.pop(rdi); //                               pop rdi
   a.label("alloc.js");
-  a.movImm64(rax, t.jsAlloc); //               movabs rax, jsAlloc
-  a.jmpReg(rax); //                            jmp rax             arguments untouched
+  a.jmpMem(a.address("jsAlloc", t.jsAlloc)); // jmp [rip+jsAlloc]  arguments untouched
 
   // ---- TRITONSERVER_Error* release(allocator rdi, buffer rsi, buffer_userp rdx,
   //        size_t byte_size rcx, memory_type r8d, int64_t memory_type_id r9)
@@ -98,8 +98,9 @@ export function generatePlacingX8664(
   a.xor32(rax, rax); //                        xor eax, eax        nothing to free
   a.ret(); //                                  ret
   a.label("release.other");
-  a.movImm64(rax, t.release); //               movabs rax, release
-  a.jmpReg(rax); //                            jmp rax
+  a.jmpMem(a.address("release", t.release)); // jmp [rip+release]
+
+  a.finishTable(); //                          the address table: jsAlloc, release
 
   return { code: a.finish(), entries: { alloc: a.at("alloc"), release: a.at("release") } };
 }

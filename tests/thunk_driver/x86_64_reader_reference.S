@@ -57,8 +57,7 @@
         # The generator's helpers (call, checked, copyString in x86_64_reader.ts). GNU as macro
         # names ignore case: none may be an instruction's.
         .macro CALL_FN fn
-        movabs  $\fn, %rax
-        call    *%rax
+        call    *\fn\()_AT(%rip)
         .endm
         .macro CALL_CHECKED fn
         CALL_FN \fn
@@ -231,8 +230,29 @@ copy_string:
         test    %rsi, %rsi
         je      copy_string_null
         xor     %edx, %edx
-        movabs  $MEMCCPY, %rax
-        jmp     *%rax
+        jmp     *MEMCCPY_AT(%rip)
 copy_string_null:
         movb    $0, (%rdi)
         ret
+
+        # the address table: every function the code calls, in the order first called, read
+        # RIP-relative
+        .balign 8, 0xcc
+RESPONSE_ERROR_AT:
+        .quad   RESPONSE_ERROR
+OUTPUT_COUNT_FN_AT:
+        .quad   OUTPUT_COUNT_FN
+OUTPUT_FN_AT:
+        .quad   OUTPUT_FN
+MEMCPY_AT:
+        .quad   MEMCPY
+MODEL_FN_AT:
+        .quad   MODEL_FN
+ID_FN_AT:
+        .quad   ID_FN
+PARAM_COUNT_FN_AT:
+        .quad   PARAM_COUNT_FN
+PARAM_FN_AT:
+        .quad   PARAM_FN
+MEMCCPY_AT:
+        .quad   MEMCCPY

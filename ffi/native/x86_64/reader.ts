@@ -7,7 +7,8 @@
  * signature is a `bsearch` comparator's, so that JS can call it through libc `bsearch` with one
  * element (a fast FFI call on every runtime; see `../response_reader.ts`).
  *
- * Triton's functions and libc's `memcpy`/`memccpy` are embedded as addresses from `dlsym`.
+ * Triton's functions and libc's `memcpy`/`memccpy` (addresses from `dlsym`) are called through
+ * the address table after the code (`call [rip+disp32]`), in the order first called.
  * Registers: rbx the response, r12 the record, r13 the index, r14 the current output or parameter
  * record, r15 how many to read, rbp the data area's next free offset (all callee-saved).
  *
@@ -31,9 +32,9 @@ import { Cond, R, X64 } from "./encoder.ts";
 export function generateReaderX8664(t: ReaderTargets): Uint8Array {
   const a = new X64();
   const { rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8, r9, r12, r13, r14, r15 } = R;
-  const call = (target: bigint) => {
-    a.movImm64(rax, target); //               movabs rax, target
-    a.callReg(rax); //                        call rax
+  /** `call [rip + the table's entry]` to `t[name]`. */
+  const call = (name: keyof ReaderTargets) => {
+    a.callMem(a.address(name, t[name])); //   call [rip+name]
   };
   const checked = () => {
     a.test(rax, rax, true); //                test rax, rax       an error?
@@ -61,7 +62,7 @@ export function generateReaderX8664(t: ReaderTargets): Uint8Array {
 
   // ---- the response's error: nothing else is read when it has one
   a.mov(rdi, rbx, true);
-  call(t.responseError); //                   ResponseError(response)
+  call("responseError"); //                   ResponseError(response)
   a.mov({ base: r12, disp: L.RESPONSE_ERROR }, rax, true);
   a.test(rax, rax, true);
   a.jcc32(Cond.ne, "ok");
@@ -69,7 +70,7 @@ export function generateReaderX8664(t: ReaderTargets): Uint8Array {
   // ---- outputs
   a.mov(rdi, rbx, true);
   a.lea(rsi, { base: r12, disp: L.OUTPUT_COUNT });
-  call(t.outputCount); //                     ResponseOutputCount(response, &count)
+  call("outputCount"); //                     ResponseOutputCount(response, &count)
   checked();
   a.load32(r15, { base: r12, disp: L.OUTPUT_COUNT }); // r15d = count
   a.cmpImm(r15, MAX_OUTPUTS, true);
@@ -93,7 +94,7 @@ export function generateReaderX8664(t: ReaderTargets): Uint8Array {
     a.lea(rax, { base: r14, disp: field });
     a.mov({ base: rsp, disp: 8 * k }, rax, true); // 7th.. 11th arguments on the stack
   });
-  call(t.output); //                          ResponseOutput(response, i, &name, ...)
+  call("output"); //                          ResponseOutput(response, i, &name, ...)
   checked();
   copyString({ base: r14, disp: O.NAME_COPY }, { base: r14, disp: O.NAME }, L.NAME_CAP);
   a.load64(rdx, { base: r14, disp: O.DIM_COUNT });
@@ -102,7 +103,7 @@ export function generateReaderX8664(t: ReaderTargets): Uint8Array {
   a.lea(rdi, { base: r14, disp: O.SHAPE_COPY });
   a.load64(rsi, { base: r14, disp: O.SHAPE });
   a.shl64(rdx, 3); //                         dims × 8 bytes
-  call(t.memcpy);
+  call("memcpy");
   a.label("shape.skip");
   a.storeImm({ base: r14, disp: O.DATA }, 0, true); // not copied (yet)
   a.cmpImm({ base: r14, disp: O.MEMORY_TYPE }, MemoryType.GPU, false);
@@ -121,7 +122,7 @@ export function generateReaderX8664(t: ReaderTargets): Uint8Array {
   a.mov(rbp, rcx, true);
   a.addImm(rbp, 7, true);
   a.andImm(rbp, -8, true); //                 next offset, a multiple of 8
-  call(t.memcpy); //                          memcpy(record + offset, base, size)
+  call("memcpy"); //                          memcpy(record + offset, base, size)
   a.label("data.skip");
   a.inc32(r13);
   a.addImm(r14, L.OUTPUT_SIZE, true);
@@ -132,19 +133,19 @@ export function generateReaderX8664(t: ReaderTargets): Uint8Array {
   a.mov(rdi, rbx, true);
   a.lea(rsi, { base: r12, disp: L.MODEL_NAME });
   a.lea(rdx, { base: r12, disp: L.MODEL_VERSION });
-  call(t.model); //                           ResponseModel(response, &name, &version)
+  call("model"); //                           ResponseModel(response, &name, &version)
   checked();
   copyString({ base: r12, disp: L.MODEL_COPY }, { base: r12, disp: L.MODEL_NAME }, L.STRING_CAP);
   a.mov(rdi, rbx, true);
   a.lea(rsi, { base: r12, disp: L.ID });
-  call(t.id); //                              ResponseId(response, &id)
+  call("id"); //                              ResponseId(response, &id)
   checked();
   copyString({ base: r12, disp: L.ID_COPY }, { base: r12, disp: L.ID }, L.STRING_CAP);
 
   // ---- parameters
   a.mov(rdi, rbx, true);
   a.lea(rsi, { base: r12, disp: L.PARAM_COUNT });
-  call(t.parameterCount); //                  ResponseParameterCount(response, &count)
+  call("parameterCount"); //                  ResponseParameterCount(response, &count)
   checked();
   a.load32(r15, { base: r12, disp: L.PARAM_COUNT });
   a.cmpImm(r15, MAX_PARAMS, true);
@@ -161,7 +162,7 @@ export function generateReaderX8664(t: ReaderTargets): Uint8Array {
   a.lea(rdx, { base: r14, disp: P.NAME });
   a.lea(rcx, { base: r14, disp: P.TYPE });
   a.lea(r8, { base: r14, disp: P.VALUE });
-  call(t.parameter); //                       ResponseParameter(response, i, &name, &type, &value)
+  call("parameter"); //                       ResponseParameter(response, i, &name, &type, &value)
   checked();
   copyString({ base: r14, disp: P.NAME_COPY }, { base: r14, disp: P.NAME }, L.NAME_CAP);
   a.load32(rax, { base: r14, disp: P.TYPE });
@@ -210,11 +211,11 @@ export function generateReaderX8664(t: ReaderTargets): Uint8Array {
   a.test(rsi, rsi, true);
   a.jcc(Cond.e, "copy_string.null");
   a.xor32(rdx, rdx); //                       c = 0 (the NUL)
-  a.movImm64(rax, t.memccpy);
-  a.jmpReg(rax); //                           tail call: memccpy returns to our caller
+  a.jmpMem(a.address("memccpy", t.memccpy)); // tail call: memccpy returns to our caller
   a.label("copy_string.null");
   a.storeByteImm({ base: rdi, disp: 0 }, 0);
   a.ret();
 
+  a.finishTable(); //                         the address table, in the order first called
   return a.finish();
 }

@@ -91,6 +91,8 @@ export function nativeCallbacks(
     ring: address(ring.address),
     capacity: ring.capacity,
     eventfd: waiter.fd,
+    write: address(lib.addressIn(LIBC_PATH, "write")),
+    schedYield: address(lib.addressIn(LIBC_PATH, "sched_yield")),
     malloc: address(lib.addressIn(LIBC_PATH, "malloc")),
     free: address(lib.addressIn(LIBC_PATH, "free")),
     errorNew: address(lib.symbolAddress("TRITONSERVER_ErrorNew")),

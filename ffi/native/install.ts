@@ -25,11 +25,11 @@ export type ThunkPointers = { readonly [K in keyof ThunkEntries]: Ptr };
 export function installThunks(
   ffi: FfiRuntime,
   routines: Routines,
-  targets: Omit<ThunkTargets, "base">,
+  targets: ThunkTargets,
 ): ThunkPointers {
   let entries: ThunkEntries | undefined;
-  const page = placeCode(ffi, PAGE_SIZE, (base) => {
-    const generated = routines.ring({ ...targets, base });
+  const page = placeCode(ffi, PAGE_SIZE, () => {
+    const generated = routines.ring(targets);
     entries = generated.entries;
     return generated.code;
   }, routines.flush);

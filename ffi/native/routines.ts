@@ -14,14 +14,15 @@ import type { CacheFlush } from "../os.ts";
 
 /** Everything the ring producers and the allocator's fast path refer to. */
 export interface ThunkTargets {
-  /** Where the code will be placed (the malloc failure message is addressed from it). */
-  readonly base: bigint;
   /** The ring's header address (`ring_layout.ts`). */
   readonly ring: bigint;
   /** Number of slots (a power of two). */
   readonly capacity: number;
   /** The eventfd that wakes the consumer. */
   readonly eventfd: number;
+  /** libc `write` (the wake-up) and `sched_yield` (a full ring's backpressure). */
+  readonly write: bigint;
+  readonly schedYield: bigint;
   /** libc `malloc` and `free`. */
   readonly malloc: bigint;
   readonly free: bigint;

@@ -118,15 +118,6 @@ export class X64 extends Assembler {
     this.int(imm, 8);
   }
 
-  /** `movabs r64, imm64` (REX.W B8+r io) of the address `base` + `label`'s offset (a label
-   * anywhere in the code, written by {@link finish}). */
-  movAddress(dst: Reg, label: string, base: bigint): void {
-    this.#rex(true, 0, dst);
-    this.emit(0xb8 + (dst & 7));
-    this.fixup(label, (code, at, target) => writeInt(code, at, base + BigInt(target), 8));
-    this.int(0, 8);
-  }
-
   /** `mov r/m, reg` (89 /r), 32- or 64-bit. */
   mov(dst: Reg | Mem, src: Reg, w: boolean): void {
     this.#op([0x89], w, src, dst);
@@ -283,6 +274,13 @@ export class X64 extends Assembler {
   loadLabel64(dst: Reg, label: string): void {
     this.#rex(true, dst, 0);
     this.emit(0x8b, ((dst & 7) << 3) | 5);
+    this.#rel(4, label);
+  }
+
+  /** `lea r64, [rip + disp32]` (REX.W 8D /r, mod 00 rm 101): the address of `label`. */
+  leaLabel(dst: Reg, label: string): void {
+    this.#rex(true, dst, 0);
+    this.emit(0x8d, ((dst & 7) << 3) | 5);
     this.#rel(4, label);
   }
 

@@ -5,16 +5,19 @@
  *
  * - `responseComplete(response, flags, userp)` and `requestRelease(request, flags, userp)`: push
  *   `(kind, object, flags, userp)` into the completion ring (`../ring_layout.ts`) and wake the
- *   consumer through its eventfd if it sleeps. A full ring makes the producer `sched_yield` until
- *   the consumer frees the slot: that is the backpressure, nothing is dropped.
+ *   consumer through its eventfd (libc `write`) if it sleeps. A full ring makes the producer call
+ *   libc `sched_yield` until the consumer frees the slot: that is the backpressure, nothing is
+ *   dropped.
  * - `alloc`, `release`, `query`, `bufferAttributes`: the response allocator's fast path for the
  *   CPU policy (policy `userp` 0: libc `malloc`/`free`, buffer_userp 1 = CPU id 0; both values,
  *   and that `place()` sends this policy to CPU memory, come from `allocator.ts`: see
  *   {@link cpuFastPath}). Anything else (pinned or GPU memory, AUTO) jumps, arguments untouched,
  *   to the JS allocator's function of the same kind, which implements every policy.
  *
- * Addresses (ring, libc, Triton, JS callbacks) and the eventfd are embedded as immediates: the code
- * is generated for the address it will run at and needs no relocation.
+ * Addresses (ring, libc, Triton, JS callbacks) are read from the address table after the code
+ * (RIP-relative: `mov r9, [rip+ring]`, `call [rip+malloc]`, `jmp [rip+jsAlloc]`), and the malloc
+ * failure message, stored after the code, is addressed RIP-relative too: the code holds no
+ * 64-bit immediate and runs at any address. The eventfd is a 32-bit immediate.
  * `tests/thunks.test.ts` checks these bytes against a listing made by the GNU assembler.
  *
  * @module
@@ -30,9 +33,6 @@ import { ErrorCode, MemoryType } from "../../enums.ts";
 import { RingLayout } from "../ring_layout.ts";
 import { MALLOC_FAILED, type ThunkCode, type ThunkTargets } from "../routines.ts";
 import { Cond, R, X64 } from "./encoder.ts";
-
-const SYS_WRITE = 1;
-const SYS_SCHED_YIELD = 24;
 
 /**
  * What the allocator's fast path tests and writes, from `allocator.ts`: the CPU policy's `userp`
@@ -78,21 +78,23 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.endbr64();
   a.movImm32(r8, 2); //                        mov r8d, 2          kind = RELEASE
   a.label("push");
-  a.movImm64(r9, t.ring); //                   movabs r9, ring     r9 = ring header
+  a.loadLabel64(r9, a.address("ring", t.ring)); // mov r9, [rip+ring] r9 = ring header
   a.movImm32(rax, 1); //                       mov eax, 1
   a.lockXadd64({ base: r9, disp: L.TAIL }, rax); // lock xadd [r9], rax   rax = pos, tail++
   a.mov(r10, rax, false); //                   mov r10d, eax
   a.andImm(r10, t.capacity - 1, false); //   and r10d, mask      slot index
   a.shl64(r10, 5); //                          shl r10, 5          × 32 bytes
-  a.movImm64(r11, t.ring + BigInt(L.SLOTS)); // movabs r11, slots
+  a.lea(r11, { base: r9, disp: L.SLOTS }); //  lea r11, [r9+SLOTS] the slots
   a.add64(r10, r11); //                        add r10, r11        r10 = slot
   a.label("wait");
   a.cmp32({ base: r10, disp: L.SLOT_SEQ }, rax); // cmp [r10], eax   seq == pos: slot free?
   a.jcc(Cond.e, "claimed"); //                 je claimed
-  a.push(rax); //                              push rax            (syscall clobbers rax)
-  a.movImm32(rax, SYS_SCHED_YIELD); //         mov eax, 24         ring full: let the
-  a.syscall(); //                              syscall             consumer run
-  a.pop(rax); //                               pop rax
+  // Ring full: sched_yield() lets the consumer run. The call may clobber every caller-saved
+  // register: the seven in use are kept (which also leaves rsp 16-byte aligned for the call).
+  const kept = [rax, rdi, rsi, rdx, r8, r9, r10];
+  for (const r of kept) a.push(r); //          push rax, rdi, rsi, rdx, r8, r9, r10
+  a.callMem(a.address("schedYield", t.schedYield)); // call [rip+sched_yield]
+  for (const r of [...kept].reverse()) a.pop(r); // pop r10, r9, r8, rdx, rsi, rdi, rax
   a.jmp("wait"); //                            jmp wait
   a.label("claimed");
   a.mov({ base: r10, disp: L.SLOT_OBJECT }, rdi, true); // mov [r10+16], rdi   object
@@ -109,12 +111,11 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.xchg32({ base: r9, disp: L.SLEEPING }, rax); // xchg [r9+64], eax  sleeping = 0
   a.test(rax, rax, false); //                  test eax, eax       was it still set?
   a.jcc(Cond.e, "woken"); //                   je woken            (another producer woke it)
-  a.pushImm8(1); //                            push 1              u64 1 on the stack
-  a.movImm32(rax, SYS_WRITE); //               mov eax, 1          write(
-  a.movImm32(rdi, t.eventfd); //               mov edi, eventfd      fd,
+  a.pushImm8(1); //                            push 1              u64 1 on the stack; rsp
+  a.movImm32(rdi, t.eventfd); //               mov edi, eventfd    16-byte aligned: write(fd,
   a.mov(rsi, rsp, true); //                    mov rsi, rsp          &one,
   a.movImm32(rdx, 8); //                       mov edx, 8            8)
-  a.syscall(); //                              syscall
+  a.callMem(a.address("write", t.write)); //   call [rip+write]
   a.pop(rax); //                               pop rax
   a.label("woken");
   a.ret(); //                                  ret
@@ -127,8 +128,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.endbr64();
   a.test(r9, r9, true); //                     test r9, r9         policy CPU (0)?
   a.jcc(Cond.e, "alloc.cpu"); //               je alloc.cpu
-  a.movImm64(rax, t.jsAlloc); //               movabs rax, jsAlloc
-  a.jmpReg(rax); //                            jmp rax             other policies: JS
+  a.jmpMem(a.address("jsAlloc", t.jsAlloc)); // jmp [rip+jsAlloc]  other policies: JS
   a.label("alloc.cpu");
   a.push(rbx); //                              push rbx            align rsp to 16 for calls
   a.mov(rdi, rdx, true); //                    mov rdi, rdx        size
@@ -136,8 +136,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.jcc(Cond.ne, "alloc.sized"); //            jne alloc.sized
   a.movImm32(rdi, 1); //                       mov edi, 1          malloc(0) may give NULL
   a.label("alloc.sized");
-  a.movImm64(rax, t.malloc); //                movabs rax, malloc
-  a.callReg(rax); //                           call rax
+  a.callMem(a.address("malloc", t.malloc)); // call [rip+malloc]
   a.test(rax, rax, true); //                   test rax, rax
   a.jcc(Cond.e, "alloc.failed"); //            je alloc.failed
   a.load64(rcx, { base: rsp, disp: 16 }); //   mov rcx, [rsp+16]   buffer
@@ -153,9 +152,8 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.ret(); //                                  ret
   a.label("alloc.failed");
   a.movImm32(rdi, ErrorCode.INTERNAL); //      mov edi, INTERNAL
-  a.movAddress(rsi, "message", t.base); //    movabs rsi, message
-  a.movImm64(rax, t.errorNew); //              movabs rax, TRITONSERVER_ErrorNew
-  a.callReg(rax); //                           call rax
+  a.leaLabel(rsi, "message"); //               lea rsi, [rip+message]
+  a.callMem(a.address("errorNew", t.errorNew)); // call [rip+TRITONSERVER_ErrorNew]
   a.pop(rbx); //                               pop rbx
   a.ret(); //                                  ret
 
@@ -165,13 +163,11 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.endbr64();
   a.cmpImm(rdx, cpu.bufferUserp, true); //    cmp rdx, 1          a malloc'd CPU buffer?
   a.jcc(Cond.e, "release.cpu"); //             je release.cpu
-  a.movImm64(rax, t.jsRelease); //             movabs rax, jsRelease
-  a.jmpReg(rax); //                            jmp rax
+  a.jmpMem(a.address("jsRelease", t.jsRelease)); // jmp [rip+jsRelease]
   a.label("release.cpu");
   a.push(rbx); //                              push rbx            alignment
   a.mov(rdi, rsi, true); //                    mov rdi, rsi
-  a.movImm64(rax, t.free); //                  movabs rax, free
-  a.callReg(rax); //                           call rax
+  a.callMem(a.address("free", t.free)); //     call [rip+free]
   a.xor32(rax, rax); //                        xor eax, eax        no error
   a.pop(rbx); //                               pop rbx
   a.ret(); //                                  ret
@@ -182,8 +178,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.endbr64();
   a.test(rsi, rsi, true); //                   test rsi, rsi       policy CPU (0)?
   a.jcc(Cond.e, "query.cpu"); //               je query.cpu
-  a.movImm64(rax, t.jsQuery); //               movabs rax, jsQuery
-  a.jmpReg(rax); //                            jmp rax
+  a.jmpMem(a.address("jsQuery", t.jsQuery)); // jmp [rip+jsQuery]
   a.label("query.cpu");
   a.storeImm({ base: r8, disp: 0 }, MemoryType.CPU, false); // mov dword [r8], 0   CPU
   a.storeImm({ base: r9, disp: 0 }, 0, true); //  mov qword [r9], 0   id 0
@@ -196,21 +191,18 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   a.endbr64();
   a.cmpImm(r8, cpu.bufferUserp, true); //     cmp r8, 1           CPU id 0?
   a.jcc(Cond.e, "attributes.cpu"); //          je attributes.cpu
-  a.movImm64(rax, t.jsBufferAttributes); //    movabs rax, jsBufferAttributes
-  a.jmpReg(rax); //                            jmp rax
+  a.jmpMem(a.address("jsBufferAttributes", t.jsBufferAttributes)); // jmp [rip+jsBufferAttributes]
   a.label("attributes.cpu");
   a.push(rbx); //                              push rbx            (callee-saved: keeps
   a.mov(rbx, rdx, true); //                    mov rbx, rdx         attributes; aligns rsp)
   a.mov(rdi, rdx, true); //                    mov rdi, rdx
   a.xor32(rsi, rsi); //                        xor esi, esi        CPU
-  a.movImm64(rax, t.setMemoryType); //         movabs rax, SetMemoryType
-  a.callReg(rax); //                           call rax
+  a.callMem(a.address("setMemoryType", t.setMemoryType)); // call [rip+SetMemoryType]
   a.test(rax, rax, true); //                   test rax, rax
   a.jcc(Cond.ne, "attributes.done"); //        jne attributes.done  error: return it
   a.mov(rdi, rbx, true); //                    mov rdi, rbx
   a.xor32(rsi, rsi); //                        xor esi, esi        id 0
-  a.movImm64(rax, t.setMemoryTypeId); //       movabs rax, SetMemoryTypeId
-  a.callReg(rax); //                           call rax
+  a.callMem(a.address("setMemoryTypeId", t.setMemoryTypeId)); // call [rip+SetMemoryTypeId]
   a.label("attributes.done");
   a.pop(rbx); //                               pop rbx
   a.ret(); //                                  ret
@@ -218,6 +210,7 @@ export function generateX8664(t: ThunkTargets): ThunkCode {
   // ---- data: the malloc failure message, NUL-terminated
   a.label("message");
   a.bytes(new TextEncoder().encode(MALLOC_FAILED + "\0"));
+  a.finishTable(); //                          the address table, in the order first named
 
   const code = a.finish();
   return {

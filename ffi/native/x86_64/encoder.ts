@@ -1,5 +1,7 @@
 /**
- * A tiny x86-64 encoder: exactly the instructions the thunks in `ring.ts` use, nothing more.
+ * A tiny x86-64 encoder: exactly the instructions the routines of this folder use, nothing more
+ * (no 64-bit immediate and no `syscall`: addresses come from the address table, system calls
+ * through libc).
  *
  * Each method appends one instruction. Operands are register numbers ({@link R}) or a memory
  * operand `{ base, disp }` (`[base + disp]`, no index register). Jumps are short (rel8) and refer
@@ -109,13 +111,6 @@ export class X64 extends Assembler {
     this.#rex(false, 0, dst);
     this.emit(0xb8 + (dst & 7));
     this.int(imm, 4);
-  }
-
-  /** `movabs r64, imm64` (REX.W B8+r io). */
-  movImm64(dst: Reg, imm: bigint): void {
-    this.#rex(true, 0, dst);
-    this.emit(0xb8 + (dst & 7));
-    this.int(imm, 8);
   }
 
   /** `mov r/m, reg` (89 /r), 32- or 64-bit. */
@@ -251,11 +246,6 @@ export class X64 extends Assembler {
     this.#op([0xff], false, 2, r);
   }
 
-  /** `jmp r64` (FF /4). */
-  jmpReg(r: Reg): void {
-    this.#op([0xff], false, 4, r);
-  }
-
   /** `jmp qword [rip + disp32]` (FF /4, mod 00 rm 101) to the 64-bit value at `label` (an
    * entry of the address table). */
   jmpMem(label: string): void {
@@ -323,11 +313,6 @@ export class X64 extends Assembler {
   #rel(size: 1 | 4, label: string): void {
     this.fixup(label, relative(size, label));
     this.int(0, size);
-  }
-
-  /** `syscall` (0F 05): number in eax, arguments in rdi, rsi, rdx; clobbers rax, rcx, r11. */
-  syscall(): void {
-    this.emit(0x0f, 0x05);
   }
 
   /** `ret` (C3). */

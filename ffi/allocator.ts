@@ -10,8 +10,8 @@
  * The buffer's actual memory type and id travel in `buffer_userp` ({@link encodeBufferUserp}), so
  * release frees with the matching function and the buffer-attributes function can report them.
  *
- * Where a buffer goes is {@link place}, stated once. Two allocators follow it: this module's JS
- * one (Deno and Node, whose callbacks return values to Triton's threads) and `ffi/native/c/allocator.c`
+ * Where a buffer goes is {@link place}, stated once. Two allocators follow it: this module's JS one
+ * (Deno and Node, whose callbacks return values to Triton's threads) and `ffi/native/c/allocator.c`
  * compiled at run time by Bun's `cc()` from {@link placementTable}.
  *
  * Each also has a *placing* set of functions ({@link AllocatorFunctions.placing}), for a second
@@ -392,7 +392,8 @@ export function placedTooSmall(name: string, available: number, needed: number):
     `(${available} bytes) should be at least ${needed} bytes to hold the results`;
 }
 
-/** The constants `ffi/native/c/allocator.c` is compiled with (its rule is {@link placementTable}). */
+/** The constants `ffi/native/c/allocator.c` is compiled with (its rule is
+ * {@link placementTable}). */
 export function allocatorDefines(): Record<string, string> {
   const d: Record<string, string> = {
     TRITONFFI_PLACEMENT: `{${placementTable().join(",")}}`,

@@ -97,8 +97,9 @@ export class Binding {
   }
 
   /**
-   * The native request submitter (`native/request_submitter.ts`), made on first use; `undefined` where
-   * there is none ({@link noRequestSubmitter} says why): requests are then built call by call.
+   * The native request submitter (`native/request_submitter.ts`), made on first use; `undefined`
+   * where there is none ({@link noRequestSubmitter} says why): requests are then built call by
+   * call.
    * @throws {Error} when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor `off`.
    */
   get requestSubmitter(): RequestSubmitter | undefined {
@@ -124,8 +125,8 @@ export class Binding {
   }
 
   /**
-   * The native response reader (`native/response_reader.ts`), made on first use; `undefined` with the JS
-   * callbacks, or where it cannot be made (responses are then read field by field).
+   * The native response reader (`native/response_reader.ts`), made on first use; `undefined` with
+   * the JS callbacks, or where it cannot be made (responses are then read field by field).
    */
   get responseReader(): ResponseReader | undefined {
     if (this.#reader === undefined) {

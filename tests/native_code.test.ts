@@ -1,7 +1,7 @@
 /**
- * The binding's C sources (ffi/native/c): the allocator compiled by Bun's `cc()` decides as `place()`
- * over the whole placement domain, and the C reference client builds (warnings as errors) against
- * the C API generated from ffi/symbols.ts and the same C sources, then runs.
+ * The binding's C sources (ffi/native/c): the allocator compiled by Bun's `cc()` decides as
+ * `place()` over the whole placement domain, and the C reference client builds (warnings as errors)
+ * against the C API generated from ffi/symbols.ts and the same C sources, then runs.
  *
  * `deno test -A tests/native_code.test.ts`, `bun test tests/native_code.test.ts`.
  *

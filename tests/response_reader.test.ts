@@ -1,7 +1,7 @@
 /**
- * The native response reader (ffi/native/response_reader.ts): a response whose parts it does not copy —
- * a name or id longer than its room, a shape of more than 8 dimensions, an output larger than
- * 4 KiB, outputs past the 16th, BYTES, an empty output — reads the same as without it (with
+ * The native response reader (ffi/native/response_reader.ts): a response whose parts it does not
+ * copy — a name or id longer than its room, a shape of more than 8 dimensions, an output larger
+ * than 4 KiB, outputs past the 16th, BYTES, an empty output — reads the same as without it (with
  * `TRITONFFI_CALLBACKS=js` every response is read field by field, so both paths meet the same
  * assertions); the reader is in use wherever the native callbacks are; and the x86-64 reader's
  * bytes are what the GNU assembler makes of tests/thunk_driver/x86_64_reader_reference.S.

@@ -1,6 +1,6 @@
 /**
- * Prints, as a JSON array of `-D` flags, the constants the C sources of `ffi/native/c` are compiled with
- * (`ringDefines()`, `allocatorDefines()`: the same ones Bun's `cc()` receives), for the C
+ * Prints, as a JSON array of `-D` flags, the constants the C sources of `ffi/native/c` are compiled
+ * with (`ringDefines()`, `allocatorDefines()`: the same ones Bun's `cc()` receives), for the C
  * reference client's build (bench/run.mjs) to pass to the C compiler.
  *
  * `node tools/native_defines.ts` (or Deno, Bun).

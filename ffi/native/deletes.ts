@@ -2,16 +2,16 @@
  * `NativeDeletes`: the deletes of Triton objects the binding is done with, off the JS thread when
  * there are enough of them. One per {@link Binding}.
  *
- * `TRITONSERVER_InferenceResponseDelete` returns a response's buffers to the allocator (`free`
- * of memory that Triton's threads allocated, which contends for glibc's arena locks), and
+ * `TRITONSERVER_InferenceResponseDelete` returns a response's buffers to the allocator (`free` of
+ * memory that Triton's threads allocated, which contends for glibc's arena locks), and
  * `TRITONSERVER_InferenceRequestDelete` frees a released request: on a busy stream or at high
  * concurrency they were the JS thread's largest cost. Here they are queued and run together on a
  * later macrotask; a batch of at least {@link OFFLOAD_MIN} runs on another thread, as one libc
- * `lfind` over the batch made off the JS thread (`mayBlock`: Deno `nonblocking`, koffi
- * `fn.async`, Bun a thread of its own), whose comparator (`routines.deleteEach`, e.g. `x86_64/delete_each.ts`, or
- * `c/delete_each.c` on Bun) deletes each item and returns "not found". At most one batch is in
- * flight; what is queued meanwhile goes in the next one. Smaller batches, and every batch where
- * the comparator cannot be made (the JS callbacks, whose allocator would be called back from that
+ * `lfind` over the batch made off the JS thread (`mayBlock`: Deno `nonblocking`, koffi `fn.async`,
+ * Bun a thread of its own), whose comparator (`routines.deleteEach`, e.g. `x86_64/delete_each.ts`,
+ * or `c/delete_each.c` on Bun) deletes each item and returns "not found". At most one batch is in
+ * flight; what is queued meanwhile goes in the next one. Smaller batches, and every batch where the
+ * comparator cannot be made (the JS callbacks, whose allocator would be called back from that
  * thread) or with `TRITONFFI_DELETE_THREAD=off`, are deleted on the JS thread.
  *
  * {@link drain} is what `Server.stop()` awaits before Triton's stop and before its delete: once

@@ -5,12 +5,12 @@
  * an FFI call per step. JS writes the record through typed arrays.
  *
  * Made on Node and Bun with the native callbacks: machine code generated at run time
- * (`routines.submit` of the binding's {@link NativePath}, e.g. `x86_64/submit.ts`), called through libc `bsearch` with one element like the
- * response reader. Measured side by side on the real core (bench/README.md, "Between a completion
- * and the next request"), it lowers Node's concurrency-1 latency and raises Bun's concurrency-128
- * throughput; on Deno, whose calls to Triton are already cheap, concurrency 128 lost, so Deno
- * builds requests call by call. `TRITONFFI_REQUEST_SUBMITTER=on|off` overrides that choice (`on`
- * where the platform allows).
+ * (`routines.submit` of the binding's {@link NativePath}, e.g. `x86_64/submit.ts`), called through
+ * libc `bsearch` with one element like the response reader. Measured side by side on the real core
+ * (bench/README.md, "Between a completion and the next request"), it lowers Node's concurrency-1
+ * latency and raises Bun's concurrency-128 throughput; on Deno, whose calls to Triton are already
+ * cheap, concurrency 128 lost, so Deno builds requests call by call.
+ * `TRITONFFI_REQUEST_SUBMITTER=on|off` overrides that choice (`on` where the platform allows).
  *
  * Requests with more than what `infer()` passes here (an id, requested outputs, parameters,
  * sequence flags, a trace; more than {@link MAX_SUBMIT_INPUTS} inputs; names and shapes that do not

@@ -1,10 +1,10 @@
 /**
- * The part of an assembler that knows no instruction set: a growing byte buffer, named labels,
- * and fixups — fields whose bytes depend on a label's offset, written by a small {@link Patch}
- * function once every label is known ({@link Assembler.finish}). An encoder (`../x86_64/encoder.ts`,
- * one per instruction set) appends its instructions' bytes here and says, per fixup, how the
- * label's offset becomes bytes: an x86-64 rel8 or rel32, an absolute 64-bit address, an A64
- * branch's imm26 inside its 32-bit word, and so on.
+ * The part of an assembler that knows no instruction set: a growing byte buffer, named labels, and
+ * fixups — fields whose bytes depend on a label's offset, written by a small {@link Patch} function
+ * once every label is known ({@link Assembler.finish}). An encoder (`../x86_64/encoder.ts`, one per
+ * instruction set) appends its instructions' bytes here and says, per fixup, how the label's offset
+ * becomes bytes: an x86-64 rel8 or rel32, an absolute 64-bit address, an A64 branch's imm26 inside
+ * its 32-bit word, and so on.
  *
  * Addresses the code refers to (libc, Triton, the ring, the JS callbacks) go in an address table
  * after the code ({@link Assembler.address}, {@link Assembler.addressTable}), read PC-relative: no
@@ -62,7 +62,8 @@ export class Assembler {
     this.bytes(data);
   }
 
-  /** Appends `value` as a little-endian integer of `size` bytes (two's complement when negative). */
+  /** Appends `value` as a little-endian integer of `size` bytes (two's complement when
+   * negative). */
   int(value: number | bigint, size: number): void {
     this.#reserve(size);
     writeInt(this.#bytes, this.#length, value, size);

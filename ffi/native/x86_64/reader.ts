@@ -1,6 +1,7 @@
 /**
  * The response reader as x86-64 machine code (System V ABI, Linux), for Deno and Node: the same
- * function as `ffi/native/c/response_reader.c` (what it does and the layout: `../response_record.ts`).
+ * function as `ffi/native/c/response_reader.c` (what it does and the layout:
+ * `../response_record.ts`).
  *
  * `int read(TRITONSERVER_InferenceResponse* response, uint8_t* record)`: 0 when read (the
  * response's own error may be set), 1 when a call failed (its error in `CALL_ERROR`). Its

@@ -1,11 +1,13 @@
 /**
- * The A64 placing allocator, batch deleter's comparator and request submitter
- * (ffi/native/a64/placing.ts, delete_each.ts, submit.ts): their bytes against
- * tests/thunk_driver/aarch64_{placing,delete_each,submit}_reference.S as the GNU assembler makes
- * them, and a run of each under qemu-aarch64 (tests/thunk_driver/aarch64_routines_driver.c,
+ * The A64 placing allocator, batch deleter's comparator, request submitter and response reader
+ * (ffi/native/a64/placing.ts, delete_each.ts, submit.ts, reader.ts): their bytes against
+ * tests/thunk_driver/aarch64_{placing,delete_each,submit,reader}_reference.S as the GNU assembler
+ * makes them, and a run of each under qemu-aarch64 (tests/thunk_driver/aarch64_routines_driver.c,
  * cross-compiled static, with C stand-ins for Triton's functions): every path of the placing
  * alloc and release, the comparator through libc lfind, the submitter through libc bsearch with
- * every call made and each call failing in turn. Skips with the reason where the aarch64
+ * every call made and each call failing in turn, the reader through bsearch on a response with
+ * copied, GPU, too large and unterminated outputs and every parameter type, a response error, more
+ * outputs and parameters than the record holds, and each call failing in turn. Skips with the reason where the aarch64
  * assembler, cross compiler or qemu is absent.
  *
  * @module
@@ -27,17 +29,39 @@ import {
 import { BufferUserp } from "../ffi/allocator.ts";
 import { generateDeleteEachA64 } from "../ffi/native/a64/delete_each.ts";
 import { generatePlacingA64 } from "../ffi/native/a64/placing.ts";
+import { generateReaderA64, type ReaderTargetsA64 } from "../ffi/native/a64/reader.ts";
 import { generateSubmitA64 } from "../ffi/native/a64/submit.ts";
 import { RequestLayout } from "../ffi/request_record.ts";
+import { OutputRecord, ParamRecord, RECORD_BYTES, RecordLayout } from "../ffi/response_record.ts";
 
 /** The targets tests/thunk_driver/aarch64_placing_reference.S was written for. */
 const PLACING_TARGETS = { jsAlloc: 0x00007f0000001000n, release: 0x00007f0000002000n };
+
+/** The targets tests/thunk_driver/aarch64_reader_reference.S was written for. */
+const READER_TARGETS: ReaderTargetsA64 = {
+  responseError: 0x00007f0000001000n,
+  outputCount: 0x00007f0000002000n,
+  output: 0x00007f0000003000n,
+  model: 0x00007f0000004000n,
+  id: 0x00007f0000005000n,
+  parameterCount: 0x00007f0000006000n,
+  parameter: 0x00007f0000007000n,
+  memcpy: 0x00007f0000008000n,
+  memccpy: 0x00007f0000009000n,
+};
+
+/** The reader's targets by their names in the driver's address list. */
+function readerTargets(a: Record<string, string>): ReaderTargetsA64 {
+  const names = Object.keys(READER_TARGETS) as (keyof ReaderTargetsA64)[];
+  return Object.fromEntries(names.map((n) => [n, BigInt(a[n])])) as unknown as ReaderTargetsA64;
+}
 
 for (
   const [name, generate] of [
     ["placing", () => generatePlacingA64(PLACING_TARGETS).code],
     ["delete_each", generateDeleteEachA64],
     ["submit", generateSubmitA64],
+    ["reader", () => generateReaderA64(READER_TARGETS)],
   ] as const
 ) {
   test(`a64 ${name}: the generated code equals the GNU assembler's reference`, (t) => {
@@ -78,9 +102,15 @@ test("a64 routines: the driver's layout constants are the binding's", () => {
   ) {
     assert.equal(define(`R_${field}`), RequestLayout[field], field);
   }
+  for (const [k, v] of Object.entries(RecordLayout)) {
+    if (!k.endsWith("_CAP")) assert.equal(define(`RR_${k}`), v, k);
+  }
+  for (const [k, v] of Object.entries(OutputRecord)) assert.equal(define(`O_${k}`), v, k);
+  for (const [k, v] of Object.entries(ParamRecord)) assert.equal(define(`P_${k}`), v, k);
+  assert.equal(define("RECORD_BYTES"), RECORD_BYTES);
 });
 
-test("a64 routines: under qemu-aarch64, placing, delete_each and submit on every path", (t) => {
+test("a64 routines: under qemu-aarch64, placing, delete_each, submit and reader on every path", (t) => {
   const why = noEmulation();
   if (why) return t.skip(why);
   const dir = mkdtempSync(join(tmpdir(), "a64-routines-"));
@@ -109,13 +139,14 @@ test("a64 routines: under qemu-aarch64, placing, delete_each and submit on every
     writeFileSync(join(dir, "placing.bin"), placing.code);
     writeFileSync(join(dir, "delete_each.bin"), generateDeleteEachA64());
     writeFileSync(join(dir, "submit.bin"), generateSubmitA64());
+    writeFileSync(join(dir, "reader.bin"), generateReaderA64(readerTargets(a)));
     const run = qemu(["run", dir, String(placing.entries.release)]);
     // A static, non-PIE driver: the addresses the code was made for are the ones it runs with.
     assert.ok(run.stdout.startsWith(first.stdout), run.stdout);
     assert.equal(run.status, 0, `exit ${run.status ?? run.signal}: ${run.stdout}${run.stderr}`);
     assert.deepEqual(
       run.stdout.slice(first.stdout.length).trim().split("\n"),
-      ["ok placing", "ok delete_each", "ok submit"],
+      ["ok placing", "ok delete_each", "ok submit", "ok reader"],
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,17 +1,20 @@
-/* aarch64_routines_driver.c - runs the A64 placing allocator, batch deleter's comparator and
- * request submitter (ffi/native/a64/) for tests/a64_routines.test.ts, with C stand-ins for what
+/* aarch64_routines_driver.c - runs the A64 placing allocator, batch deleter's comparator, request
+ * submitter and response reader (ffi/native/a64/) for tests/a64_routines.test.ts, with C stand-ins for what
  * they call: built with aarch64-linux-gnu-gcc as a static, non-PIE executable (every address below
  * is fixed at link time) and run under qemu-aarch64.
  *
  *   aarch64_routines_driver addresses
- *     prints the targets the placing code must be generated for: "name 0xaddress" per line.
+ *     prints the targets the placing allocator's and the reader's code must be generated for:
+ *     "name 0xaddress" per line.
  *   aarch64_routines_driver run DIR PLACING_RELEASE
- *     prints the same addresses, places DIR/placing.bin, DIR/delete_each.bin and DIR/submit.bin
- *     (each on a fresh anonymous mapping written read+write, then made read+execute), calls each
- *     on every path, prints "ok NAME" per routine and exits 0, or prints "FAIL ..." and exits 1.
+ *     prints the same addresses, places DIR/placing.bin, DIR/delete_each.bin, DIR/submit.bin and
+ *     DIR/reader.bin (each on a fresh anonymous mapping written read+write, then made
+ *     read+execute), calls each on every path, prints "ok NAME" per routine and exits 0, or
+ *     prints "FAIL ..." and exits 1.
  *
- * The placement table's and the request record's layouts are ffi/output_placement.ts's and
- * ffi/request_record.ts's (the test checks the constants below against them). */
+ * The placement table's, the request record's and the response record's layouts are
+ * ffi/output_placement.ts's, ffi/request_record.ts's and ffi/response_record.ts's (the test checks
+ * the constants below against them). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <search.h>
@@ -37,6 +40,40 @@
 #define R_ERROR 144
 #define R_INPUTS 192
 #define R_INPUT_SIZE 64
+/* response_record.ts */
+#define RR_CALL_ERROR 0
+#define RR_RESPONSE_ERROR 8
+#define RR_OUTPUT_COUNT 16
+#define RR_PARAM_COUNT 24
+#define RR_MODEL_NAME 32
+#define RR_MODEL_VERSION 40
+#define RR_ID 48
+#define RR_MODEL_COPY 64
+#define RR_ID_COPY 192
+#define RR_OUTPUTS 320
+#define RR_OUTPUT_SIZE 208
+#define RR_PARAMS 3648
+#define RR_PARAM_SIZE 208
+#define RR_DATA 8192
+#define O_NAME 0
+#define O_DATATYPE 8
+#define O_SHAPE 16
+#define O_DIM_COUNT 24
+#define O_BASE 32
+#define O_BYTE_SIZE 40
+#define O_MEMORY_TYPE 48
+#define O_MEMORY_TYPE_ID 56
+#define O_USERP 64
+#define O_DATA 72
+#define O_NAME_COPY 80
+#define O_SHAPE_COPY 144
+#define P_NAME 0
+#define P_TYPE 8
+#define P_VALUE 16
+#define P_SCALAR 24
+#define P_NAME_COPY 32
+#define P_STRING_COPY 96
+#define RECORD_BYTES 65536
 
 #define FAIL(...)                       \
   do {                                  \
@@ -71,9 +108,94 @@ static void* cpu_release(void* a0, void* a1, void* a2, size_t a3, int a4, int64_
   return (void*)0x7e1;
 }
 
+
+/* ---- the response reader's stand-ins: a response is a struct fake_response ---- */
+struct fake_output {
+  const char* name;
+  int datatype;
+  const int64_t* shape;
+  uint64_t dims;
+  const void* base;
+  size_t size;
+  int memory_type;
+  int64_t memory_type_id;
+  void* userp;
+};
+struct fake_param {
+  const char* name;
+  int type;
+  const void* value;
+};
+struct fake_response {
+  void* error;
+  uint32_t output_count;
+  struct fake_output* outputs;
+  const char* model;
+  int64_t version;
+  const char* id;
+  uint32_t param_count;
+  struct fake_param* params;
+  int fail_at; /* the call (in order, ResponseError not counted) that returns an error */
+  int calls;
+  int output_calls;
+};
+#define READ_ERROR ((void*)0xe88)
+static void* maybe_fail(struct fake_response* r) { return r->calls++ == r->fail_at ? READ_ERROR : NULL; }
+static void* response_error(struct fake_response* r) { return r->error; }
+static void* output_count(struct fake_response* r, uint32_t* count) {
+  *count = r->output_count;
+  return maybe_fail(r);
+}
+static void* response_output(struct fake_response* r, uint32_t i, const char** name, int* datatype,
+                             const int64_t** shape, uint64_t* dims, const void** base,
+                             size_t* size, int* memory_type, int64_t* memory_type_id,
+                             void** userp) {
+  struct fake_output* o = &r->outputs[i];
+  r->output_calls++;
+  *name = o->name;
+  *datatype = o->datatype;
+  *shape = o->shape;
+  *dims = o->dims;
+  *base = o->base;
+  *size = o->size;
+  *memory_type = o->memory_type;
+  *memory_type_id = o->memory_type_id;
+  *userp = o->userp;
+  return maybe_fail(r);
+}
+static void* response_model(struct fake_response* r, const char** name, int64_t* version) {
+  *name = r->model;
+  *version = r->version;
+  return maybe_fail(r);
+}
+static void* response_id(struct fake_response* r, const char** id) {
+  *id = r->id;
+  return maybe_fail(r);
+}
+static void* parameter_count(struct fake_response* r, uint32_t* count) {
+  *count = r->param_count;
+  return maybe_fail(r);
+}
+static void* response_parameter(struct fake_response* r, uint32_t i, const char** name, int* type,
+                                const void** value) {
+  *name = r->params[i].name;
+  *type = r->params[i].type;
+  *value = r->params[i].value;
+  return maybe_fail(r);
+}
+
 static void print_addresses(void) {
   printf("jsAlloc %p\n", (void*)js_placing_alloc);
   printf("release %p\n", (void*)cpu_release);
+  printf("responseError %p\n", (void*)response_error);
+  printf("outputCount %p\n", (void*)output_count);
+  printf("output %p\n", (void*)response_output);
+  printf("model %p\n", (void*)response_model);
+  printf("id %p\n", (void*)response_id);
+  printf("parameterCount %p\n", (void*)parameter_count);
+  printf("parameter %p\n", (void*)response_parameter);
+  printf("memcpy %p\n", (void*)memcpy);
+  printf("memccpy %p\n", (void*)memccpy);
   fflush(stdout);
 }
 
@@ -278,6 +400,131 @@ static void check_submit(unsigned char* code) {
   printf("ok submit\n");
 }
 
+
+/* ---- the response reader, through bsearch as response_reader.ts calls it ---- */
+static uint64_t u64_at(const uint8_t* p, size_t offset) {
+  uint64_t v;
+  memcpy(&v, p + offset, 8);
+  return v;
+}
+static uint32_t u32_at(const uint8_t* p, size_t offset) {
+  uint32_t v;
+  memcpy(&v, p + offset, 4);
+  return v;
+}
+
+static void check_reader(unsigned char* code) {
+  int (*read_response)(const void*, const void*) = (int (*)(const void*, const void*))code;
+  static _Alignas(8) uint8_t record[RECORD_BYTES];
+  static const int64_t shape0[2] = {2, 3};
+  static const int64_t shape9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 5000};
+  static const char data0[24] = "twenty-four bytes here!";
+  static const char data3[10] = "ten bytes";
+  static char big[5000];
+  static const char long_name[] =
+      "a_name_of_seventy_characters_that_does_not_fit_in_the_sixty_four_bytes";
+  struct fake_output outputs[5] = {
+      {"OUT0", 8, shape0, 2, data0, 24, 0, 0, (void*)0x111},
+      {"OUT_GPU", 9, shape0, 2, (void*)0x9000, 16, 2, 1, (void*)0x222},
+      {"OUT_BIG", 10, shape9, 9, big, sizeof big, 1, 0, (void*)0x333},
+      {"OUT3", 11, shape0, 1, data3, 10, 0, 0, NULL},
+      {long_name, 13, shape0, 0, NULL, 0, 0, 0, NULL},
+  };
+  static const int64_t forty_two = 42;
+  static const double one_and_a_half = 1.5;
+  static const uint8_t yes = 1;
+  struct fake_param params[6] = {
+      {"s", 0, "hello"}, {"i", 1, &forty_two}, {"b", 2, &yes},
+      {"d", 3, &one_and_a_half}, {"x", 4, &forty_two}, {"n", 1, NULL},
+  };
+  struct fake_response r = {NULL, 5, outputs, "simple", 7, NULL, 6, params, -1, 0, 0};
+  memset(record, 0x55, sizeof record);
+  uint64_t element = 0;
+  void* found = bsearch(&r, record, 1, 8, read_response);
+  CHECK(found == record, "bsearch: %p", found);
+  CHECK(u64_at(record, RR_CALL_ERROR) == 0 && u64_at(record, RR_RESPONSE_ERROR) == 0, "errors");
+  CHECK(u32_at(record, RR_OUTPUT_COUNT) == 5 && r.output_calls == 5, "outputs %u",
+        u32_at(record, RR_OUTPUT_COUNT));
+  uint64_t want_data[5] = {RR_DATA, 0, 0, RR_DATA + 24, RR_DATA + 40};
+  for (int i = 0; i < 5; i++) {
+    const uint8_t* o = record + RR_OUTPUTS + (size_t)i * RR_OUTPUT_SIZE;
+    struct fake_output* f = &outputs[i];
+    CHECK(u64_at(o, O_NAME) == (uintptr_t)f->name && u32_at(o, O_DATATYPE) == (uint32_t)f->datatype &&
+              u64_at(o, O_SHAPE) == (uintptr_t)f->shape && u64_at(o, O_DIM_COUNT) == f->dims &&
+              u64_at(o, O_BASE) == (uintptr_t)f->base && u64_at(o, O_BYTE_SIZE) == f->size &&
+              u32_at(o, O_MEMORY_TYPE) == (uint32_t)f->memory_type &&
+              u64_at(o, O_MEMORY_TYPE_ID) == (uint64_t)f->memory_type_id &&
+              u64_at(o, O_USERP) == (uintptr_t)f->userp,
+          "output %d: fields", i);
+    CHECK(u64_at(o, O_DATA) == want_data[i], "output %d: data at %llu", i,
+          (unsigned long long)u64_at(o, O_DATA));
+    if (i < 4) {
+      CHECK(strcmp((const char*)o + O_NAME_COPY, f->name) == 0, "output %d: name copy", i);
+    } else {
+      CHECK(memcmp(o + O_NAME_COPY, long_name, 64) == 0, "long name: the first 64 bytes");
+    }
+    if (f->dims <= 8) {
+      CHECK(memcmp(o + O_SHAPE_COPY, f->shape, f->dims * 8) == 0, "output %d: shape", i);
+    } else {
+      CHECK(u64_at(o, O_SHAPE_COPY) == 0x5555555555555555ull, "output %d: shape not copied", i);
+    }
+    if (want_data[i]) {
+      CHECK(memcmp(record + want_data[i], f->base, f->size) == 0, "output %d: data", i);
+    }
+  }
+  CHECK(u64_at(record, RR_MODEL_NAME) == (uintptr_t)r.model &&
+            u64_at(record, RR_MODEL_VERSION) == 7 &&
+            strcmp((const char*)record + RR_MODEL_COPY, "simple") == 0,
+        "model");
+  CHECK(u64_at(record, RR_ID) == 0 && record[RR_ID_COPY] == 0, "id: NULL copies as \"\"");
+  CHECK(u32_at(record, RR_PARAM_COUNT) == 6, "params %u", u32_at(record, RR_PARAM_COUNT));
+  uint64_t half;
+  memcpy(&half, &one_and_a_half, 8);
+  uint64_t want_scalar[6] = {0x5555555555555555ull, 42, 1, half, 0, 0};
+  for (int i = 0; i < 6; i++) {
+    const uint8_t* p = record + RR_PARAMS + (size_t)i * RR_PARAM_SIZE;
+    CHECK(u64_at(p, P_NAME) == (uintptr_t)params[i].name &&
+              u32_at(p, P_TYPE) == (uint32_t)params[i].type &&
+              u64_at(p, P_VALUE) == (uintptr_t)params[i].value &&
+              strcmp((const char*)p + P_NAME_COPY, params[i].name) == 0,
+          "parameter %d: fields", i);
+    CHECK(u64_at(p, P_SCALAR) == want_scalar[i], "parameter %d: scalar %#llx", i,
+          (unsigned long long)u64_at(p, P_SCALAR));
+  }
+  CHECK(strcmp((const char*)record + RR_PARAMS + P_STRING_COPY, "hello") == 0, "string value");
+  (void)element;
+
+  /* the response's own error: nothing else read */
+  memset(record, 0x55, sizeof record);
+  struct fake_response e = {(void*)0xeee, 5, outputs, "m", 1, "id", 0, params, -1, 0, 0};
+  CHECK(read_response(&e, record) == 0 && u64_at(record, RR_RESPONSE_ERROR) == 0xeee &&
+            u64_at(record, RR_CALL_ERROR) == 0 && e.calls == 0 &&
+            u32_at(record, RR_OUTPUT_COUNT) == 0x55555555,
+        "response error");
+  /* more than MAX_OUTPUTS and MAX_PARAMS: the first 16 of each */
+  struct fake_output many[20];
+  struct fake_param many_params[20];
+  for (int i = 0; i < 20; i++) {
+    many[i] = outputs[1];
+    many_params[i] = params[1];
+  }
+  struct fake_response m = {NULL, 20, many, "m", 1, "id", 20, many_params, -1, 0, 0};
+  CHECK(read_response(&m, record) == 0 && m.output_calls == 16 &&
+            u32_at(record, RR_OUTPUT_COUNT) == 20 && m.calls == 1 + 16 + 2 + 1 + 16,
+        "bounded: %d outputs, %d calls", m.output_calls, m.calls);
+  /* every call failing in turn: 1, its error in CALL_ERROR, nothing called after it */
+  int total = r.calls;
+  for (int k = 0; k < total; k++) {
+    struct fake_response f = {NULL, 5, outputs, "simple", 7, NULL, 6, params, k, 0, 0};
+    memset(record, 0x55, sizeof record);
+    int result = read_response(&f, record);
+    CHECK(result == 1 && u64_at(record, RR_CALL_ERROR) == (uintptr_t)READ_ERROR &&
+              f.calls == k + 1,
+          "failing call %d: %d, %d calls", k, result, f.calls);
+  }
+  printf("ok reader\n");
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "addresses") == 0) {
     print_addresses();
@@ -296,5 +543,6 @@ int main(int argc, char** argv) {
   check_placing(placing, release_at);
   check_delete_each(place(argv[2], "delete_each.bin", &size));
   check_submit(place(argv[2], "submit.bin", &size));
+  check_reader(place(argv[2], "reader.bin", &size));
   return 0;
 }

@@ -30,8 +30,7 @@
  *
  * @module
  */
-import { MemoryType } from "../../enums.ts";
-import { ErrorCode } from "../../enums.ts";
+import { ErrorCode, MemoryType } from "../../enums.ts";
 import { RingLayout } from "../../ring_layout.ts";
 import { cpuFastPath, MALLOC_FAILED } from "../../thunks/x86_64.ts";
 import * as E from "./encoder.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -35,9 +35,13 @@ export function noAssembler(): string | undefined {
   return undefined;
 }
 
-/** Why the emulated runs skip, or undefined when the compiler and qemu run. */
+/** Why the emulated runs skip, or undefined when the compiler, its static libc and qemu are
+ * there (the drivers are static executables: their addresses are fixed at link time). */
 export function noEmulation(): string | undefined {
   if (!hasTool(CROSS.gcc)) return `no ${CROSS.gcc} (gcc-aarch64-linux-gnu)`;
+  if (!existsSync(join(CROSS.sysroot, "lib", "libc.a"))) {
+    return `no ${join(CROSS.sysroot, "lib", "libc.a")} (libc6-dev-arm64-cross)`;
+  }
   if (!hasTool(CROSS.qemu)) return `no ${CROSS.qemu} (qemu-user-static)`;
   return undefined;
 }

@@ -61,6 +61,8 @@ const TEST_FILES = [
   "tests/response_reader.test.ts",
   "tests/request_submitter.test.ts",
   "tests/native_deletes.test.ts",
+  // Node's callbacks of more than 8 arguments (koffi on arm64 reads stack arguments one slot low)
+  "tests/koffi_stack_arguments.test.ts",
   // inference
   "tests/add_sub.test.ts",
   "tests/identity.test.ts",

@@ -28,12 +28,13 @@ import {
   words,
 } from "./support/aarch64_cross.ts";
 import { generateFlushA64 } from "../ffi/native/a64/flush.ts";
-import { generateRingA64, type RingTargetsA64 } from "../ffi/native/a64/ring.ts";
-import { RingLayout } from "../ffi/ring_layout.ts";
-import { MALLOC_FAILED } from "../ffi/thunks/x86_64.ts";
+import { generateRingA64 } from "../ffi/native/a64/ring.ts";
+import type { ThunkTargets } from "../ffi/native/routines.ts";
+import { RingLayout } from "../ffi/native/ring_layout.ts";
+import { MALLOC_FAILED } from "../ffi/native/routines.ts";
 
 /** The targets tests/thunk_driver/aarch64_ring_reference.S was written for. */
-const REFERENCE_TARGETS: RingTargetsA64 = {
+const REFERENCE_TARGETS: ThunkTargets = {
   ring: 0x0000111122223300n,
   capacity: 1024,
   eventfd: 7,

@@ -29,16 +29,22 @@ import {
 import { BufferUserp } from "../ffi/allocator.ts";
 import { generateDeleteEachA64 } from "../ffi/native/a64/delete_each.ts";
 import { generatePlacingA64 } from "../ffi/native/a64/placing.ts";
-import { generateReaderA64, type ReaderTargetsA64 } from "../ffi/native/a64/reader.ts";
+import { generateReaderA64 } from "../ffi/native/a64/reader.ts";
+import type { ReaderTargets } from "../ffi/native/routines.ts";
 import { generateSubmitA64 } from "../ffi/native/a64/submit.ts";
-import { RequestLayout } from "../ffi/request_record.ts";
-import { OutputRecord, ParamRecord, RECORD_BYTES, RecordLayout } from "../ffi/response_record.ts";
+import { RequestLayout } from "../ffi/native/request_record.ts";
+import {
+  OutputRecord,
+  ParamRecord,
+  RECORD_BYTES,
+  RecordLayout,
+} from "../ffi/native/response_record.ts";
 
 /** The targets tests/thunk_driver/aarch64_placing_reference.S was written for. */
 const PLACING_TARGETS = { jsAlloc: 0x00007f0000001000n, release: 0x00007f0000002000n };
 
 /** The targets tests/thunk_driver/aarch64_reader_reference.S was written for. */
-const READER_TARGETS: ReaderTargetsA64 = {
+const READER_TARGETS: ReaderTargets = {
   responseError: 0x00007f0000001000n,
   outputCount: 0x00007f0000002000n,
   output: 0x00007f0000003000n,
@@ -51,9 +57,9 @@ const READER_TARGETS: ReaderTargetsA64 = {
 };
 
 /** The reader's targets by their names in the driver's address list. */
-function readerTargets(a: Record<string, string>): ReaderTargetsA64 {
-  const names = Object.keys(READER_TARGETS) as (keyof ReaderTargetsA64)[];
-  return Object.fromEntries(names.map((n) => [n, BigInt(a[n])])) as unknown as ReaderTargetsA64;
+function readerTargets(a: Record<string, string>): ReaderTargets {
+  const names = Object.keys(READER_TARGETS) as (keyof ReaderTargets)[];
+  return Object.fromEntries(names.map((n) => [n, BigInt(a[n])])) as unknown as ReaderTargets;
 }
 
 for (

@@ -19,22 +19,9 @@
  */
 import { BufferUserp } from "../../allocator.ts";
 import { MemoryType } from "../../enums.ts";
+import type { PlacingEntries, PlacingTargets } from "../routines.ts";
 import * as E from "./encoder.ts";
 import { A64, Cond } from "./encoder.ts";
-
-/** What the generated code branches to. */
-export interface PlacingTargetsA64 {
-  /** The JS placing alloc: every case but a placed output that fits. */
-  readonly jsAlloc: bigint;
-  /** The ordinary allocator's release (the CPU fast path's entry). */
-  readonly release: bigint;
-}
-
-/** Offsets of the entry points in the generated code. */
-export interface PlacingEntriesA64 {
-  readonly alloc: number;
-  readonly release: number;
-}
 
 /** The table's layout, as `output_placement.ts` writes it. */
 const HEADER_BYTES = 16;
@@ -42,8 +29,8 @@ const ENTRY_BYTES = 24;
 
 /** Generates `alloc` and `release` for `t`. */
 export function generatePlacingA64(
-  t: PlacingTargetsA64,
-): { code: Uint8Array; entries: PlacingEntriesA64 } {
+  t: PlacingTargets,
+): { code: Uint8Array; entries: PlacingEntries } {
   if (MemoryType.CPU !== 0) throw new Error("the placing fast path stores CPU as 0");
   const SP = 31;
   const ZR = 31;

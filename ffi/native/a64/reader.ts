@@ -26,23 +26,10 @@ import {
   ParamRecord as P,
   RECORD_BYTES,
   RecordLayout as L,
-} from "../../response_record.ts";
+} from "../response_record.ts";
+import type { ReaderTargets } from "../routines.ts";
 import * as E from "./encoder.ts";
 import { A64, Cond } from "./encoder.ts";
-
-/** The functions the reader calls. */
-export interface ReaderTargetsA64 {
-  readonly responseError: bigint;
-  readonly outputCount: bigint;
-  readonly output: bigint;
-  readonly model: bigint;
-  readonly id: bigint;
-  readonly parameterCount: bigint;
-  readonly parameter: bigint;
-  /** libc `memcpy` and `memccpy`. */
-  readonly memcpy: bigint;
-  readonly memccpy: bigint;
-}
 
 /** The literal table after the code, in this order. */
 const TABLE = [
@@ -65,7 +52,7 @@ function cmpConst(rn: number, value: number): number {
 }
 
 /** Generates the reader; it starts at offset 0. */
-export function generateReaderA64(t: ReaderTargetsA64): Uint8Array {
+export function generateReaderA64(t: ReaderTargets): Uint8Array {
   const SP = 31;
   const ZR = 31;
   const a = new A64();

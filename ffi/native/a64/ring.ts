@@ -1,6 +1,6 @@
 /**
  * The native callbacks Triton's threads call, as A64 machine code (AAPCS64, Linux): the
- * counterpart of the x86-64 ones, same entry points, same ring (`ring_layout.ts`), same allocator
+ * counterpart of the x86-64 ones, same entry points, same ring (`../ring_layout.ts`), same allocator
  * fast path.
  *
  * - `responseComplete(response, flags, userp)` and `requestRelease(request, flags, userp)`: push
@@ -31,46 +31,11 @@
  * @module
  */
 import { ErrorCode, MemoryType } from "../../enums.ts";
-import { RingLayout } from "../../ring_layout.ts";
-import { cpuFastPath, MALLOC_FAILED } from "../../thunks/x86_64.ts";
+import { cpuFastPath } from "../cpu_fast_path.ts";
+import { RingLayout } from "../ring_layout.ts";
+import { MALLOC_FAILED, type ThunkCode, type ThunkTargets } from "../routines.ts";
 import * as E from "./encoder.ts";
 import { A64, Cond, Index } from "./encoder.ts";
-
-/** Everything the generated code refers to (the x86-64 targets, plus the libc calls that replace
- * its raw system calls; no `base`: the message is addressed PC-relative). */
-export interface RingTargetsA64 {
-  /** The ring's header address (`ring_layout.ts`). */
-  readonly ring: bigint;
-  /** Number of slots (a power of two in [2, 2^30]). */
-  readonly capacity: number;
-  /** The eventfd that wakes the consumer. */
-  readonly eventfd: number;
-  /** libc `write` and `sched_yield`. */
-  readonly write: bigint;
-  readonly schedYield: bigint;
-  /** libc `malloc` and `free`. */
-  readonly malloc: bigint;
-  readonly free: bigint;
-  /** `TRITONSERVER_ErrorNew`, `TRITONSERVER_BufferAttributesSetMemoryType(Id)`. */
-  readonly errorNew: bigint;
-  readonly setMemoryType: bigint;
-  readonly setMemoryTypeId: bigint;
-  /** The JS allocator's function pointers, for every policy but CPU. */
-  readonly jsAlloc: bigint;
-  readonly jsRelease: bigint;
-  readonly jsQuery: bigint;
-  readonly jsBufferAttributes: bigint;
-}
-
-/** Offsets of the entry points in the generated code (the x86-64 generator's names). */
-export interface RingEntriesA64 {
-  readonly responseComplete: number;
-  readonly requestRelease: number;
-  readonly alloc: number;
-  readonly release: number;
-  readonly query: number;
-  readonly bufferAttributes: number;
-}
 
 /** The literal table after the code, in this order: name and the target it holds. */
 const TABLE = [
@@ -94,9 +59,9 @@ const lit = (name: (typeof TABLE)[number]): string => `lit.${name}`;
 /**
  * Generates the six functions for `t`.
  * @throws {Error} when the capacity is not a power of two in [2, 2^30], the eventfd is negative,
- * or the allocator's encodings no longer allow the fast path (see `cpuFastPath`).
+ * or the allocator's encodings no longer allow the fast path (see `../cpu_fast_path.ts`).
  */
-export function generateRingA64(t: RingTargetsA64): { code: Uint8Array; entries: RingEntriesA64 } {
+export function generateRingA64(t: ThunkTargets): ThunkCode {
   if (t.capacity < 2 || (t.capacity & (t.capacity - 1)) !== 0 || t.capacity > 2 ** 30) {
     throw new Error(`ring capacity ${t.capacity} is not a power of two in [2, 2^30]`);
   }

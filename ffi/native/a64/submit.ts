@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { InputRecord as I, RequestLayout as L } from "../../request_record.ts";
+import { InputRecord as I, RequestLayout as L } from "../request_record.ts";
 import * as E from "./encoder.ts";
 import { A64, Index } from "./encoder.ts";
 

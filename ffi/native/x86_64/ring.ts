@@ -11,7 +11,7 @@
  * - `alloc`, `release`, `query`, `bufferAttributes`: the response allocator's fast path for the
  *   CPU policy (policy `userp` 0: libc `malloc`/`free`, buffer_userp 1 = CPU id 0; both values,
  *   and that `place()` sends this policy to CPU memory, come from `allocator.ts`: see
- *   {@link cpuFastPath}). Anything else (pinned or GPU memory, AUTO) jumps, arguments untouched,
+ *   `../cpu_fast_path.ts`). Anything else (pinned or GPU memory, AUTO) jumps, arguments untouched,
  *   to the JS allocator's function of the same kind, which implements every policy.
  *
  * Addresses (ring, libc, Triton, JS callbacks) are read from the address table after the code
@@ -22,40 +22,11 @@
  *
  * @module
  */
-import {
-  decodePolicy,
-  encodeBufferUserp,
-  encodePolicy,
-  place,
-  PolicyKind,
-} from "../../allocator.ts";
 import { ErrorCode, MemoryType } from "../../enums.ts";
+import { cpuFastPath } from "../cpu_fast_path.ts";
 import { RingLayout } from "../ring_layout.ts";
 import { MALLOC_FAILED, type ThunkCode, type ThunkTargets } from "../routines.ts";
 import { Cond, R, X64 } from "./encoder.ts";
-
-/**
- * What the allocator's fast path tests and writes, from `allocator.ts`: the CPU policy's `userp`
- * (0, so `test reg, reg` finds it) and the `buffer_userp` of a CPU buffer (an 8-bit immediate),
- * after checking that `place()` puts every output of that policy in CPU memory, id 0.
- * @throws {Error} when the allocator's rule or encodings no longer allow this fast path.
- */
-export function cpuFastPath(): { policy: number; bufferUserp: number } {
-  const policy = encodePolicy(PolicyKind.CPU, 0, false);
-  const bufferUserp = encodeBufferUserp(MemoryType.CPU, 0);
-  for (const requested of Object.values(MemoryType)) {
-    for (const cuda of [false, true]) {
-      const p = place(decodePolicy(policy), requested, 3, cuda);
-      if (p.type !== MemoryType.CPU || p.id !== 0) {
-        throw new Error(`the CPU policy places an output in ${JSON.stringify(p)}: no fast path`);
-      }
-    }
-  }
-  if (policy !== 0 || MemoryType.CPU !== 0 || bufferUserp < 1 || bufferUserp > 127) {
-    throw new Error(`CPU policy ${policy} / buffer_userp ${bufferUserp}: not the fast path's`);
-  }
-  return { policy, bufferUserp };
-}
 
 /** Generates the six functions for `t`. */
 export function generateX8664(t: ThunkTargets): ThunkCode {

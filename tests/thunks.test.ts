@@ -330,7 +330,7 @@ async function setup(capacity: number, eventfd = false) {
     const posted = new PostedWaiter();
     const wake = ffi.callback({ parameters: [], result: "void" }, posted.fire);
     waiter = posted;
-    pushes = compileBunRing(ffi, ring.address, capacity, wake);
+    pushes = compileBunRing(ffi, ring.address, capacity, wake, routines());
   } else {
     waiter = eventfd ? new EventfdWaiter(ffi) : new PipeWaiter(ffi);
     thunks = installThunks(ffi, routines(), {

@@ -5,15 +5,18 @@
  * thread without making the producer wait (Bun has no FFI call that blocks off the JS thread, so
  * no eventfd read). The C reference client (bench/native) compiles the same file.
  *
- * Under TinyCC the C uses x86-64 instructions for its two atomic operations: elsewhere
- * compilation fails and the binding falls back to JS callbacks.
+ * Under TinyCC the C makes its atomic operations with x86-64 inline assembly on x86-64; on
+ * aarch64 (no A64 inline assembly, no `__atomic` runtime) it calls generated A64 functions
+ * (`a64/atomics.ts`, `Routines.atomics`), placed here and handed to the C before any push.
  *
  * @module
  */
 import { fileURLToPath } from "node:url";
 import { CompletionKind } from "../completion_ring.ts";
 import { RingLayout } from "./ring_layout.ts";
+import { PAGE_SIZE, placeCode } from "../os.ts";
 import type { FfiRuntime, Ptr } from "../types.ts";
+import type { Routines } from "./routines.ts";
 
 /** The path of the C source (read by the compiler where the module is a file). */
 export function ringProducerSource(): string {
@@ -43,20 +46,53 @@ export const bunRingSymbols = {
   tritonffi_request_release: completionFn,
 } as const;
 
+/** The extra function of `ring_producer.c` where the atomics are generated (aarch64). */
+const atomicsSymbols = {
+  tritonffi_ring_atomics: { parameters: ["ptr", "ptr", "ptr"], result: "void" },
+} as const;
+
 /**
  * Compiles the producers for the ring at `ring` (one compilation per ring: the C keeps it in
  * statics) and returns their function pointers.
  * @param wake a C function pointer the producer calls when the consumer sleeps.
+ * @param routines this CPU's generated routines (undefined where there are none): where they have
+ *   `atomics` (aarch64), those are placed and the C calls them; on aarch64 the C needs them.
  * @throws {Error} where `cc()` is absent or the C does not compile.
+ * @throws {ExecMemoryError} when the atomics' page is refused executable memory.
  */
 export function compileBunRing(
   ffi: FfiRuntime,
   ring: Ptr,
   capacity: number,
   wake: Ptr,
+  routines: Routines | undefined,
 ): { responseComplete: Ptr; requestRelease: Ptr } {
   if (!ffi.compile) throw new Error(`${ffi.name} has no run-time C compiler`);
-  const c = ffi.compile(ringProducerSource(), ringDefines(), bunRingSymbols);
+  const generate = routines?.atomics;
+  if (generate === undefined) {
+    const c = ffi.compile(ringProducerSource(), ringDefines(), bunRingSymbols);
+    c.call.tritonffi_ring_configure(ring, capacity, wake);
+    return {
+      responseComplete: c.pointers.tritonffi_response_complete,
+      requestRelease: c.pointers.tritonffi_request_release,
+    };
+  }
+  let entries: ReturnType<typeof generate>["entries"] | undefined;
+  const page = placeCode(ffi, PAGE_SIZE, () => {
+    const generated = generate();
+    entries = generated.entries;
+    return generated.code;
+  }, routines!.flush);
+  const at = (offset: number) => ffi.fromAddress(ffi.address(page) + offset);
+  const c = ffi.compile(ringProducerSource(), ringDefines(), {
+    ...bunRingSymbols,
+    ...atomicsSymbols,
+  });
+  c.call.tritonffi_ring_atomics(
+    at(entries!.fetchIncrement),
+    at(entries!.exchange),
+    at(entries!.loadAcquire),
+  );
   c.call.tritonffi_ring_configure(ring, capacity, wake);
   return {
     responseComplete: c.pointers.tritonffi_response_complete,

@@ -81,7 +81,7 @@ export function nativeCallbacks(
   if (kind === "bun-cc") {
     const waiter = new PostedWaiter();
     const wake = ffi.callback({ parameters: [], result: "void" }, waiter.fire);
-    const pushes = compileBunRing(ffi, ring.address, ring.capacity, wake);
+    const pushes = compileBunRing(ffi, ring.address, ring.capacity, wake, routines);
     return { ...pushes, consumer: new RingConsumer(ring, waiter, pollMicros()) };
   }
 

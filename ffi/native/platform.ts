@@ -10,6 +10,7 @@
 import { platform } from "../os.ts";
 import type { FfiRuntime } from "../types.ts";
 import type { Routines } from "./routines.ts";
+import { a64Routines } from "./a64/routines.ts";
 import { x8664Routines } from "./x86_64/routines.ts";
 
 /**
@@ -35,16 +36,17 @@ export interface NativePath {
 }
 
 /**
- * The generated routines for `arch`, or why there are none. The one switch where an instruction
- * set plugs in: an A64 set ({@link Routines}, generated as `x86_64/routines.ts` is) is returned
- * here for `"aarch64"` once it exists, and {@link chooseNativePath} then picks `"a64"`.
+ * The generated routines for `arch`, or why there are none: the one switch where an instruction
+ * set plugs in (`x86_64/routines.ts`, `a64/routines.ts`); {@link chooseNativePath} then picks
+ * `"x86_64"` or `"a64"` (or `"bun-cc"`, whose C uses the set too: the request submitter, and on
+ * aarch64 the ring producers' atomic operations).
  */
 export function routinesFor(arch: string): Routines | string {
   switch (arch) {
     case "x86_64":
       return x8664Routines;
     case "aarch64":
-      return "no A64 routines yet";
+      return a64Routines;
     default:
       return `no native routines for ${arch}`;
   }

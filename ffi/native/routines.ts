@@ -81,6 +81,17 @@ export interface ReaderTargets {
   readonly memccpy: bigint;
 }
 
+/** Offsets of the C ring producers' atomic operations in their code (`Routines.atomics`). */
+export interface AtomicsEntries {
+  /** `uint64_t fetchIncrement(uint64_t* p)`: `*p += 1`, the old value (acquire and release). */
+  readonly fetchIncrement: number;
+  /** `uint32_t exchange(uint32_t* p, uint32_t v)`: `*p = v`, the old value (acquire and
+   * release). */
+  readonly exchange: number;
+  /** `uint32_t loadAcquire(uint32_t* p)`. */
+  readonly loadAcquire: number;
+}
+
 /** The message of the error the allocator's fast path returns when malloc fails (stored after
  * the code). */
 export const MALLOC_FAILED = "malloc of an output buffer failed";
@@ -102,4 +113,7 @@ export interface Routines {
   /** What makes placed code visible to instruction fetch (`placeCode` runs it): nothing on
    * x86-64, the data and instruction cache maintenance of the range on aarch64. */
   readonly flush: CacheFlush;
+  /** The atomic operations of Bun's C ring producers (`../c/ring_producer.c`), where TinyCC has
+   * none of its own for this CPU (aarch64); absent where the C makes them itself (x86-64). */
+  atomics?(): { code: Uint8Array; entries: AtomicsEntries };
 }

@@ -16,12 +16,9 @@
 
 int sched_yield(void);
 
-#if defined(__TINYC__)
+#if defined(__TINYC__) && defined(__x86_64__)
 /* TinyCC has no __atomic builtins without its runtime library: x86-64 instructions instead
  * (lock xadd and xchg are full barriers; x86-64 loads are acquire loads). */
-#if !defined(__x86_64__)
-#error "the native completion ring needs x86-64 inline assembly under TinyCC"
-#endif
 static uint64_t fetch_increment(volatile uint64_t* p) {
   uint64_t v = 1;
   __asm__ volatile("lock xaddq %0, %1" : "+r"(v), "+m"(*p) : : "memory");
@@ -32,6 +29,21 @@ static uint32_t exchange(volatile uint32_t* p, uint32_t v) {
   return v;
 }
 static uint32_t load_acquire(volatile uint32_t* p) { return *p; }
+#elif defined(__TINYC__) && defined(__aarch64__)
+/* TinyCC on aarch64 assembles no A64 instruction inline and has no __atomic builtins without its
+ * runtime library: the three operations are generated A64 functions (ffi/native/a64/atomics.ts:
+ * LDAXR/STLXR loops and LDAR) that tritonffi_ring_atomics hands over before any push. */
+static uint64_t (*fetch_increment)(volatile uint64_t* p);
+static uint32_t (*exchange)(volatile uint32_t* p, uint32_t v);
+static uint32_t (*load_acquire)(volatile uint32_t* p);
+
+void tritonffi_ring_atomics(void* increment, void* swap, void* acquire) {
+  fetch_increment = (uint64_t (*)(volatile uint64_t*))increment;
+  exchange = (uint32_t (*)(volatile uint32_t*, uint32_t))swap;
+  load_acquire = (uint32_t (*)(volatile uint32_t*))acquire;
+}
+#elif defined(__TINYC__)
+#error "the native completion ring has no atomic operations for this CPU under TinyCC"
 #else
 static uint64_t fetch_increment(volatile uint64_t* p) {
   return __atomic_fetch_add(p, 1, __ATOMIC_SEQ_CST);
@@ -68,9 +80,11 @@ static void push(uint32_t kind, void* object, uint32_t flags, void* userp) {
   s->userp = userp;
   s->flags = flags;
   s->kind = kind;
-  exchange(&s->seq, (uint32_t)pos + 1); /* publish; a full barrier before reading sleeping */
+  exchange(&s->seq, (uint32_t)pos + 1); /* publish (release; a full barrier on x86-64) */
   volatile uint32_t* sleeping = TRITONFFI_RING_SLEEPING_AT(ring);
-  if (*sleeping && exchange(sleeping, 0)) wake(); /* the first producer to see it wakes */
+  /* An acquire load after the publish: aarch64 never moves it before a store-release (a plain
+   * load it may), so a consumer that went to sleep before the publish is seen asleep here. */
+  if (load_acquire(sleeping) && exchange(sleeping, 0)) wake(); /* the first to see it wakes */
 }
 
 void tritonffi_response_complete(TF_RESPONSE* response, const uint32_t flags, void* userp) {

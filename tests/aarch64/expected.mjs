@@ -2,13 +2,12 @@
 // (tests/aarch64/run.mjs) fails when the binding, left to choose (TRITONFFI_CALLBACKS unset),
 // takes another.
 //
-// "js" today: the binding has native routines for x86-64 only, and on aarch64 falls back to the
-// JS callbacks ("no native callbacks for aarch64 yet (x86-64 only)"). When the A64 routines and
-// the platform switch that picks them land, this becomes "native" for each runtime that gets
-// them, in the same change, so that a fallback on aarch64 fails CI.
+// "native" for each runtime: Deno and Node run the generated A64 routines (ffi/native/a64/),
+// Bun its C ring producers compiled by cc() with the generated A64 atomics and submitter
+// (ffi/native/platform.ts picks them), so a fallback to the JS callbacks on aarch64 fails CI.
 // AARCH64_EXPECT_CALLBACKS=native (or js) overrides it for every runtime, for a try by hand.
 export const EXPECTED_CALLBACKS = {
-  deno: "js",
-  bun: "js",
-  node: "js",
+  deno: "native",
+  bun: "native",
+  node: "native",
 };

@@ -1,7 +1,8 @@
 /**
  * Prints, as one line `probe: {...}`, what the binding sees on the runtime that runs this file:
  * the runtime, the CPU architecture as the runtime reports it, and the callback path the binding
- * chose (`lib.binding.callbacks.mode`, with `fallbackReason` where it fell back). Loads the
+ * chose (`lib.binding.callbacks.mode`, the native layer's kind where the binding names it, and
+ * `fallbackReason` where it fell back). Loads the
  * library `$TRITONSERVER_LIB` names (tests/aarch64/run.mjs: the fake core built for aarch64).
  *
  * @module
@@ -19,7 +20,10 @@ function architecture(): { reported: string; linux: string } {
 }
 
 const lib = await loadTriton();
-const { mode, fallbackReason } = lib.binding.callbacks;
+const table = lib.binding.callbacks;
+const { mode, fallbackReason } = table;
+// Where the binding says which native layer runs (x86_64, a64, bun-cc or none), when it does.
+const nativeKind = (table as { nativePath?: { kind?: string } }).nativePath?.kind;
 const arch = architecture();
 console.log(`probe: ${
   JSON.stringify({
@@ -27,6 +31,7 @@ console.log(`probe: ${
     arch: arch.linux,
     reportedArch: arch.reported,
     callbacks: mode,
+    nativeKind: nativeKind ?? null,
     fallbackReason: fallbackReason ?? null,
   })
 }`);

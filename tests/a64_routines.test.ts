@@ -1,8 +1,9 @@
 /**
- * The A64 placing allocator, batch deleter's comparator, request submitter and response reader
- * (ffi/native/a64/placing.ts, delete_each.ts, submit.ts, reader.ts): their bytes against
- * tests/thunk_driver/aarch64_{placing,delete_each,submit,reader}_reference.S as the GNU assembler
- * makes them, and a run of each under qemu-aarch64 (tests/thunk_driver/aarch64_routines_driver.c,
+ * The A64 placing allocator, batch deleter's comparator, request submitter, response reader and
+ * Bun's ring atomics (ffi/native/a64/placing.ts, delete_each.ts, submit.ts, reader.ts,
+ * atomics.ts): their bytes against
+ * tests/thunk_driver/aarch64_{placing,delete_each,submit,reader,atomics}_reference.S as the GNU
+ * assembler makes them (the atomics run under qemu in thunks.test.ts's ring stress on Bun), and a run of each under qemu-aarch64 (tests/thunk_driver/aarch64_routines_driver.c,
  * cross-compiled static, with C stand-ins for Triton's functions): every path of the placing
  * alloc and release, the comparator through libc lfind, the submitter through libc bsearch with
  * every call made and each call failing in turn, the reader through bsearch on a response with
@@ -27,6 +28,7 @@ import {
   words,
 } from "./support/aarch64_cross.ts";
 import { BufferUserp } from "../ffi/allocator.ts";
+import { generateAtomicsA64 } from "../ffi/native/a64/atomics.ts";
 import { generateDeleteEachA64 } from "../ffi/native/a64/delete_each.ts";
 import { generatePlacingA64 } from "../ffi/native/a64/placing.ts";
 import { generateReaderA64 } from "../ffi/native/a64/reader.ts";
@@ -68,6 +70,7 @@ for (
     ["delete_each", generateDeleteEachA64],
     ["submit", generateSubmitA64],
     ["reader", () => generateReaderA64(READER_TARGETS)],
+    ["atomics", () => generateAtomicsA64().code],
   ] as const
 ) {
   test(`a64 ${name}: the generated code equals the GNU assembler's reference`, (t) => {
@@ -76,6 +79,14 @@ for (
     assert.deepEqual(words(generate()), words(assembleA64(`aarch64_${name}_reference.S`)));
   });
 }
+
+test("a64 atomics: entry points", () => {
+  assert.deepEqual(generateAtomicsA64().entries, {
+    fetchIncrement: 0,
+    exchange: 28,
+    loadAcquire: 52,
+  });
+});
 
 test("a64 placing: entry points, and the targets in the table after the code", () => {
   const { code, entries } = generatePlacingA64(PLACING_TARGETS);

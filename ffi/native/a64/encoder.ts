@@ -1,7 +1,8 @@
 /**
  * An A64 (AArch64) encoder: pure functions returning one 32-bit instruction word each, exactly the
- * instructions the generated routines in this folder use, and a small assembler ({@link A64}:
- * words, labels, PC-relative fixups) that places them.
+ * instructions the generated routines in this folder use, and {@link A64}, which appends them as
+ * words to the instruction-set-neutral {@link Assembler} (`../asm/assembler.ts`: the buffer, labels
+ * and fixups) and patches their PC-relative fields.
  *
  * Registers are numbers 0–30; 31 is `sp` or `xzr`/`wzr` as the instruction defines it (the
  * function's documentation says which). A `Width` of 64 selects the X form (`sf` = 1), 32 the W
@@ -15,6 +16,7 @@
  *
  * @module
  */
+import { Assembler } from "../asm/assembler.ts";
 
 /** Register numbers. `sp` and `xzr` are both 31: the instruction decides which it means. */
 export const X = {
@@ -680,62 +682,40 @@ export function patchImm21(word: number, delta: number): number {
 export type Patch = (word: number, delta: number) => number;
 
 /**
- * An A64 code buffer: instruction words, data, labels, and PC-relative fixups resolved by
- * {@link A64.finish}. Little-endian, as Linux on aarch64 runs.
+ * An A64 code buffer over the neutral {@link Assembler}: instruction words, data, labels, and
+ * PC-relative fixups resolved by {@link Assembler.finish}. Little-endian, as Linux on aarch64 runs.
  */
-export class A64 {
-  readonly #bytes: number[] = [];
-  readonly #labels = new Map<string, number>();
-  readonly #fixups: { at: number; label: string; patch: Patch }[] = [];
-
-  /** Current offset in bytes. */
-  get offset(): number {
-    return this.#bytes.length;
-  }
-
+export class A64 extends Assembler {
   /** Appends one instruction word. @throws {Error} when the buffer is not 4-byte aligned. */
-  emit(word: number): void {
-    if (this.#bytes.length % 4 !== 0) throw new Error("instruction at a misaligned offset");
-    for (let i = 0; i < 4; i++) this.#bytes.push((word >>> (8 * i)) & 0xff);
+  override emit(word: number): void {
+    if (this.offset % 4 !== 0) throw new Error("instruction at a misaligned offset");
+    this.int(word >>> 0, 4);
   }
 
   /** Appends `word` whose PC-relative field `patch` sets to the distance to `label`. */
   emitTo(word: number, label: string, patch: Patch): void {
-    this.#fixups.push({ at: this.#bytes.length, label, patch });
+    this.fixup(label, (code, at, target) => {
+      const view = new DataView(code.buffer, code.byteOffset, code.byteLength);
+      let patched: number;
+      try {
+        patched = patch(view.getUint32(at, true), target - at);
+      } catch (e) {
+        throw new Error(`fixup at ${at} to ${label}: ${(e as Error).message}`);
+      }
+      view.setUint32(at, patched, true);
+    });
     this.emit(word);
-  }
-
-  /** Binds `name` to the current offset. @throws {Error} when already bound. */
-  label(name: string): void {
-    if (this.#labels.has(name)) throw new Error(`label ${name} defined twice`);
-    this.#labels.set(name, this.#bytes.length);
-  }
-
-  /** Offset of a bound label. @throws {Error} when unbound. */
-  at(name: string): number {
-    const o = this.#labels.get(name);
-    if (o === undefined) throw new Error(`label ${name} is not defined`);
-    return o;
-  }
-
-  /** Appends raw bytes (data such as a NUL-terminated message). */
-  bytes(data: ArrayLike<number>): void {
-    for (let i = 0; i < data.length; i++) this.#bytes.push(data[i] & 0xff);
   }
 
   /** Appends a little-endian 64-bit value. */
   quad(value: bigint): void {
-    let v = BigInt.asUintN(64, value);
-    for (let i = 0; i < 8; i++) {
-      this.#bytes.push(Number(v & 0xffn));
-      v >>= 8n;
-    }
+    this.int(value, 8);
   }
 
   /** Pads with NOPs (GNU as's code padding) to a multiple of `n` bytes (a power of two ≥ 4). */
   align(n: number): void {
-    if (this.#bytes.length % 4 !== 0) throw new Error("align after data that is not words");
-    while (this.#bytes.length % n !== 0) this.emit(nop());
+    if (this.offset % 4 !== 0) throw new Error("align after data that is not words");
+    while (this.offset % n !== 0) this.emit(nop());
   }
 
   // ---- instructions that refer to labels ----
@@ -783,23 +763,5 @@ export class A64 {
   /** `ADR Xd, label`. */
   adr(rd: Reg, label: string): void {
     this.emitTo(adr(rd), label, patchImm21);
-  }
-
-  /** Resolves the fixups and returns the code. @throws {Error} on an unbound label or a delta
-   * out of its field's range. */
-  finish(): Uint8Array {
-    const out = Uint8Array.from(this.#bytes);
-    const view = new DataView(out.buffer);
-    for (const { at, label, patch } of this.#fixups) {
-      const delta = this.at(label) - at;
-      let word: number;
-      try {
-        word = patch(view.getUint32(at, true), delta);
-      } catch (e) {
-        throw new Error(`fixup at ${at} to ${label}: ${(e as Error).message}`);
-      }
-      view.setUint32(at, word, true);
-    }
-    return out;
   }
 }

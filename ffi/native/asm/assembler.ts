@@ -1,8 +1,8 @@
 /**
  * The part of an assembler that knows no instruction set: a growing byte buffer, named labels, and
  * fixups — fields whose bytes depend on a label's offset, written by a small {@link Patch} function
- * once every label is known ({@link Assembler.finish}). An encoder (`../x86_64/encoder.ts`, one per
- * instruction set) appends its instructions' bytes here and says, per fixup, how the label's offset
+ * once every label is known ({@link Assembler.finish}). An encoder (`../x86_64/encoder.ts`, `../a64/encoder.ts`:
+ * one per instruction set) appends its instructions' bytes here and says, per fixup, how the label's offset
  * becomes bytes: an x86-64 rel8 or rel32, an absolute 64-bit address, an A64 branch's imm26 inside
  * its 32-bit word, and so on.
  *
@@ -94,7 +94,7 @@ export class Assembler {
   /** Appends the address table: `fill` bytes up to a multiple of 8, then each entry named by
    * {@link address}, in the order first named, as a little-endian 64-bit value at its label. */
   addressTable(fill: number): void {
-    while (this.#length % 8 !== 0) this.emit(fill);
+    while (this.#length % 8 !== 0) this.bytes([fill]);
     for (const [name, value] of this.#addresses) {
       this.label(`address.${name}`);
       this.int(value, 8);

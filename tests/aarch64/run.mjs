@@ -64,6 +64,7 @@ const TEST_FILES = [
   // the native layer: generated code and its byte-for-byte references, the ring and its
   // producers, the reader, the submitter, the batch deleter, Bun's C allocator
   "tests/native_code.test.ts",
+  "tests/native_path.test.ts",
   "tests/thunks.test.ts",
   "tests/response_reader.test.ts",
   "tests/request_submitter.test.ts",

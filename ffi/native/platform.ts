@@ -18,7 +18,8 @@ import { x8664Routines } from "./x86_64/routines.ts";
  * - `"x86_64"`: routines generated as x86-64 code (Deno, Node);
  * - `"a64"`: routines generated as A64 code (Deno, Node on aarch64);
  * - `"bun-cc"`: the ring producers, the reader and the deleter's comparator in C compiled by
- *   Bun's `cc()` (TinyCC), the request submitter generated;
+ *   Bun's `cc()` (TinyCC), the request submitter generated (on aarch64 the producers' atomic
+ *   operations too: `a64/atomics.ts`);
  * - `"none"`: JS callbacks, every read and delete call by call.
  */
 export type NativeKind = "x86_64" | "a64" | "bun-cc" | "none";

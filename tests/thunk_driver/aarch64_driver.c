@@ -15,7 +15,8 @@
  *     path and on every other path (which must reach the JS stand-ins with every argument
  *     untouched). Prints "result ..." and exits 0, or prints "FAIL ..." and exits 1.
  *
- * The ring's layout is ffi/ring_layout.ts's (the test checks the constants below against it). */
+ * The ring's layout is ffi/native/ring_layout.ts's (the test checks the constants below against
+ * it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -187,7 +188,7 @@ static void* producer(void* arg) {
 
 static uint32_t* u32_at(size_t offset) { return (uint32_t*)(ring + offset); }
 
-/* Consumes PRODUCERS * RECORDS records as the JS consumer does (native_ring.ts); returns the
+/* Consumes PRODUCERS * RECORDS records as the JS consumer does (ffi/native/ring.ts); returns the
  * number of times it slept on the eventfd. */
 static int consume(void) {
   int next[PRODUCERS] = {0};

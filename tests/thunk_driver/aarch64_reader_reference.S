@@ -1,6 +1,7 @@
 // The A64 response reader (ffi/native/a64/reader.ts), written by hand with the offsets of
-// ffi/response_record.ts, for the targets of tests/a64_routines.test.ts (0x7f0000001000 upward);
-// the test compares generateReaderA64's bytes with the .text the GNU assembler makes of this file.
+// ffi/native/response_record.ts, for the targets of tests/a64_routines.test.ts (0x7f0000001000
+// upward); the test compares generateReaderA64's bytes with the .text the GNU assembler makes
+// of this file.
         .text
 read:                                   // int read(response x0, uint8_t* record x1)
         bti c

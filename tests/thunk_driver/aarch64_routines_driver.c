@@ -13,8 +13,8 @@
  *     prints "FAIL ..." and exits 1.
  *
  * The placement table's, the request record's and the response record's layouts are
- * ffi/output_placement.ts's, ffi/request_record.ts's and ffi/response_record.ts's (the test checks
- * the constants below against them). */
+ * ffi/output_placement.ts's, ffi/native/request_record.ts's and ffi/native/response_record.ts's
+ * (the test checks the constants below against them). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <search.h>
@@ -275,7 +275,7 @@ static void check_placing(unsigned char* code, long release_at) {
   printf("ok placing\n");
 }
 
-/* ---- the batch deleter's comparator, through lfind as native_deletes.ts calls it ---- */
+/* ---- the batch deleter's comparator, through lfind as ffi/native/deletes.ts calls it ---- */
 static uintptr_t deleted[16];
 static char deleted_kind[16];
 static int deletions;

@@ -1,6 +1,6 @@
 // The A64 request submitter (ffi/native/a64/submit.ts), written by hand with the offsets of
-// ffi/request_record.ts; tests/a64_routines.test.ts compares generateSubmitA64's bytes with this
-// file's .text.
+// ffi/native/request_record.ts; tests/a64_routines.test.ts compares generateSubmitA64's bytes with
+// this file's .text.
         .text
 submit:                                 // int submit(uint8_t* record x0, const void* unused x1)
         bti c

@@ -1,6 +1,6 @@
 /**
  * The batch deleter's comparator as A64 machine code (AAPCS64, Linux): the same function as
- * `ffi/c/delete_each.c` and the x86-64 one (what it is for: `native_deletes.ts`).
+ * `../c/delete_each.c` and the x86-64 one (what it is for: `../deletes.ts`).
  *
  * `int deleteEach(void* const* table, const uint64_t* item)`: `*item` is a native object's address
  * with its kind in bit 0 (0 a response, 1 a request, whose addresses are 8-byte aligned); calls

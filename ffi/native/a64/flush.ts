@@ -11,9 +11,10 @@
  * `DSB ISH` again and ends with `ISB` (the calling core refetches). Other threads that later
  * branch to the code need nothing more: their first fetch misses the invalidated lines.
  *
- * What the code placer must do on aarch64: write the routines into a private anonymous mapping
- * made readable and writable, `mprotect` it to read and execute, then call `flush` over the bytes
- * before any thread runs them. The flush routine itself cannot be flushed by itself: it is placed
+ * What the code placer must do on aarch64 (`placeCode` in `../../os.ts` with `cache_flush.ts`'s
+ * `flushA64` does it): write the routines into a private anonymous mapping made readable
+ * and writable, `mprotect` it to read and execute, then call `flush` over the bytes before any
+ * thread runs them. The flush routine itself cannot be flushed by itself: it is placed
  * the same way on its own fresh page, and runs without a flush because Linux (arm64) does the
  * maintenance for a page the first time it maps it executable: `set_pte_at` with a user-executable
  * entry cleans the data cache to the point of unification and invalidates the instruction cache

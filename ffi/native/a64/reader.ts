@@ -1,6 +1,6 @@
 /**
  * The response reader as A64 machine code (AAPCS64, Linux): the counterpart of the x86-64 one and
- * of `ffi/c/response_reader.c` (what it does and the layout: `response_record.ts`).
+ * of `../c/response_reader.c` (what it does and the layout: `../response_record.ts`).
  *
  * `int read(TRITONSERVER_InferenceResponse* response, uint8_t* record)`: 0 when read (the
  * response's own error may be set), 1 when a call failed (its error in `CALL_ERROR`). Its

@@ -1,8 +1,9 @@
 /* ring_producer.c - the completion ring's producers: the response-complete and request-release
  * callbacks Triton's threads call push (kind, object, flags, userp) into the ring (ring.h) and
  * wake the consumer if it sleeps. A full ring makes the producer yield until the consumer frees
- * the slot (the backpressure: nothing is dropped). The x86-64 thunks (ffi/native/x86_64/ring.ts) are
- * the same producers in machine code, for Deno and Node.
+ * the slot (the backpressure: nothing is dropped). The generated ring routines
+ * (ffi/native/x86_64/ring.ts, ffi/native/a64/ring.ts) are the same producers in machine code, for
+ * Deno and Node.
  *
  * Compiled at run time by Bun's cc() (TinyCC; ffi/native/bun_ring.ts), whose wake is a threadsafe
  * JSCallback (posted, never waited for), and at build time by the C reference client

@@ -15,7 +15,7 @@
  * ```
  * @module
  */
-export { Server, type StartOptions } from "./src/server.ts";
+export { Server, type ServerInfo, type StartOptions } from "./src/server.ts";
 export type {
   ByteSize,
   CacheOptions,

@@ -10,8 +10,8 @@
  * The buffer's actual memory type and id travel in `buffer_userp` ({@link encodeBufferUserp}), so
  * release frees with the matching function and the buffer-attributes function can report them.
  *
- * Where a buffer goes is {@link place}, stated once. Two allocators follow it: this module's JS
- * one (Deno and Node, whose callbacks return values to Triton's threads) and `ffi/c/allocator.c`
+ * Where a buffer goes is {@link place}, stated once. Two allocators follow it: this module's JS one
+ * (Deno and Node, whose callbacks return values to Triton's threads) and `ffi/native/c/allocator.c`
  * compiled at run time by Bun's `cc()` from {@link placementTable}.
  *
  * Each also has a *placing* set of functions ({@link AllocatorFunctions.placing}), for a second
@@ -23,7 +23,7 @@
  * frees nothing. Any other output of that request is allocated and released by the table's
  * policy, exactly as above. The placing functions are JS on Deno and Node (Triton's thread waits
  * for the JS thread: ~45 µs per call, on placing requests only; with the native callbacks a
- * placed output that fits is served by generated code, `thunks/x86_64_placing.ts`, without
+ * placed output that fits is served by generated code, `native/x86_64/placing.ts`, without
  * that wait) and C on Bun; requests that place nothing never reach them, so the ordinary
  * allocator and its native fast path are unchanged.
  *
@@ -101,9 +101,9 @@ export type AllocatorPointers = Omit<AllocatorFunctions, "useCuda" | "placing">;
  * falls back to CPU memory where pinned or device memory is unavailable (`orFallback`; here:
  * libcudart not loaded; the allocators also fall back when the CUDA allocation fails).
  *
- * The JS allocator calls it; the C allocator (`ffi/c/allocator.c`) looks it up in
+ * The JS allocator calls it; the C allocator (`ffi/native/c/allocator.c`) looks it up in
  * {@link placementTable}; the x86-64 thunks' CPU fast path is checked against it
- * (`thunks/x86_64.ts`).
+ * (`native/x86_64/ring.ts`).
  */
 export function place(
   policy: { kind: number; deviceId: number; fallback: boolean },
@@ -392,7 +392,8 @@ export function placedTooSmall(name: string, available: number, needed: number):
     `(${available} bytes) should be at least ${needed} bytes to hold the results`;
 }
 
-/** The constants `ffi/c/allocator.c` is compiled with (its rule is {@link placementTable}). */
+/** The constants `ffi/native/c/allocator.c` is compiled with (its rule is
+ * {@link placementTable}). */
 export function allocatorDefines(): Record<string, string> {
   const d: Record<string, string> = {
     TRITONFFI_PLACEMENT: `{${placementTable().join(",")}}`,
@@ -416,10 +417,10 @@ export function allocatorDefines(): Record<string, string> {
 
 /** The path of the C source (read by the compiler where the module is a file). */
 export function allocatorSource(): string {
-  return fileURLToPath(new URL("./c/allocator.c", import.meta.url));
+  return fileURLToPath(new URL("./native/c/allocator.c", import.meta.url));
 }
 
-/** The C functions of `ffi/c/allocator.c` with their neutral signatures. */
+/** The C functions of `ffi/native/c/allocator.c` with their neutral signatures. */
 export const allocatorCSymbols = {
   tritonffi_configure: { parameters: ["ptr", "ptr", "ptr"], result: "void" },
   tritonffi_use_cuda: { parameters: ["ptr", "ptr", "ptr", "ptr", "ptr"], result: "void" },

@@ -16,13 +16,13 @@ import { CompletionKind, type CompletionKindValue } from "./completion_ring.ts";
 import { CompletionRoutes, type CompletionTarget } from "./completion_routes.ts";
 import { CudaMemcpyKind } from "./cuda.ts";
 import { DeferredDeletes } from "./deferred_deletes.ts";
-import { NativeDeletes } from "./native_deletes.ts";
-import { createRequestSubmitter, type RequestSubmitter } from "./request_submitter.ts";
+import { NativeDeletes } from "./native/deletes.ts";
+import { createRequestSubmitter, type RequestSubmitter } from "./native/request_submitter.ts";
 import { KeepAlive } from "./keepalive.ts";
 import { OutParams } from "./out_params.ts";
 import { outputPolicy } from "./output_policy.ts";
 import { ResponseFields, SLOTS_NEEDED } from "./response_fields.ts";
-import { createResponseReader, type ResponseReader } from "./response_reader.ts";
+import { createResponseReader, type ResponseReader } from "./native/response_reader.ts";
 import { createTraceCallbackTable, type TraceCallbackTable } from "./trace_callbacks.ts";
 import { TritonError } from "./triton_error.ts";
 import type { NativeLibrary, Ptr } from "./types.ts";
@@ -88,24 +88,22 @@ export class Binding {
   }
 
   /**
-   * The deletes of responses and released requests (`native_deletes.ts`), made on first use:
+   * The deletes of responses and released requests (`native/deletes.ts`), made on first use:
    * off the JS thread in batches with the native callbacks.
    * @throws {Error} when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
    */
   get nativeDeletes(): NativeDeletes {
-    return (this.#nativeDeletes ??= new NativeDeletes(
-      this.lib,
-      this.callbacks.mode === "native",
-    ));
+    return (this.#nativeDeletes ??= new NativeDeletes(this.lib, this.callbacks.nativePath));
   }
 
   /**
-   * The native request submitter (`request_submitter.ts`), made on first use; `undefined` where
-   * there is none ({@link noRequestSubmitter} says why): requests are then built call by call.
+   * The native request submitter (`native/request_submitter.ts`), made on first use; `undefined`
+   * where there is none ({@link noRequestSubmitter} says why): requests are then built call by
+   * call.
    * @throws {Error} when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor `off`.
    */
   get requestSubmitter(): RequestSubmitter | undefined {
-    this.#submitter ??= createRequestSubmitter(this.lib, this.callbacks.mode === "native");
+    this.#submitter ??= createRequestSubmitter(this.lib, this.callbacks.nativePath);
     return typeof this.#submitter === "string" ? undefined : this.#submitter;
   }
 
@@ -127,13 +125,14 @@ export class Binding {
   }
 
   /**
-   * The native response reader (`response_reader.ts`), made on first use; `undefined` with the JS
-   * callbacks, or where it cannot be made (responses are then read field by field).
+   * The native response reader (`native/response_reader.ts`), made on first use; `undefined` with
+   * the JS callbacks, or where it cannot be made (responses are then read field by field).
    */
   get responseReader(): ResponseReader | undefined {
     if (this.#reader === undefined) {
       try {
-        this.#reader = this.callbacks.mode === "native" ? createResponseReader(this.lib) : null;
+        const path = this.callbacks.nativePath;
+        this.#reader = path.kind === "none" ? null : createResponseReader(this.lib, path);
       } catch {
         this.#reader = null;
       }

@@ -4,9 +4,10 @@
  * `bun:ffi` calls C on the JS thread. A call that waits — `TRITONSERVER_ServerNew` loading the
  * models, `TRITONSERVER_ServerStop` unloading them, a model load — would stop the event loop for
  * its whole length (timers, I/O, other requests' responses). Deno's `nonblocking` symbols and
- * koffi's `fn.async` run such calls on another thread; here `ffi/c/blocking_call.c`, compiled by
- * `cc()` on first use, starts each call on a thread of its own and reports its end through a
- * threadsafe `JSCallback` (Bun posts it to the JS thread; the C thread does not wait for JS).
+ * koffi's `fn.async` run such calls on another thread; here `ffi/native/c/blocking_call.c`,
+ * compiled by `cc()` on first use, starts each call on a thread of its own and reports its end
+ * through a threadsafe `JSCallback` (Bun posts it to the JS thread; the C thread does not wait for
+ * JS).
  *
  * @module
  */
@@ -93,7 +94,7 @@ export class BlockingCalls {
 
   #compiled(): (...args: unknown[]) => unknown {
     if (this.#start) return this.#start;
-    const source = fileURLToPath(new URL("./c/blocking_call.c", import.meta.url));
+    const source = fileURLToPath(new URL("./native/c/blocking_call.c", import.meta.url));
     const lib = this.#ffi.cc({
       source,
       symbols: {

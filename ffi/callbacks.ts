@@ -12,7 +12,7 @@
  * deadlock; docs/ffi-facts.md):
  *
  * - `"native"` (default where available): response-complete and request-release are native code
- *   (`native_callbacks.ts`) that pushes into a native ring drained by JS; on Deno and Node the
+ *   (`native/callbacks.ts`) that pushes into a native ring drained by JS; on Deno and Node the
  *   allocator's CPU policy is native too. Triton's threads never wait for the JS thread.
  * - `"js"`: JS callbacks push into a JS {@link CompletionRing}; on Deno and Node each call makes
  *   Triton's thread wait for the JS thread (~45 µs). The allocator is JS on Deno and Node, C
@@ -34,7 +34,8 @@ import {
 } from "./completion_ring.ts";
 import type { KeepAlive } from "./keepalive.ts";
 import { macrotask } from "./macrotask.ts";
-import { nativeCallbacks } from "./native_callbacks.ts";
+import { nativeCallbacks } from "./native/callbacks.ts";
+import { chooseNativePath, type NativePath, noNativePath } from "./native/platform.ts";
 import { env } from "./runtime.ts";
 import type { NativeLibrary, Ptr } from "./types.ts";
 
@@ -57,8 +58,11 @@ export interface CallbackTable {
   readonly cudaFailure: string | undefined;
   /** How completions arrive: native producers and ring, or JS callbacks. */
   readonly mode: CallbackMode;
-  /** Why the native path is not in use, when it is not. */
+  /** Why the native path is not in use, when it is not (`nativePath.reason`). */
   readonly fallbackReason?: string;
+  /** The native path this binding runs (`native/platform.ts`), chosen once: `"none"` with the
+   * JS callbacks, its `reason` then saying why. */
+  readonly nativePath: NativePath;
 }
 
 /** See {@link CallbackTable.mode}. */
@@ -85,22 +89,23 @@ export function createCallbackTable(lib: NativeLibrary, keepalive: KeepAlive): C
   let responseComplete: Ptr;
   let requestRelease: Ptr;
   let mode: CallbackMode = "js";
-  let fallbackReason: string | undefined;
   let fns = allocator;
 
   let native: ReturnType<typeof nativeCallbacks> | undefined;
+  let nativePath: NativePath;
   if (requested !== "js") {
+    nativePath = chooseNativePath(ffi);
     try {
-      native = nativeCallbacks(lib, allocator);
+      native = nativeCallbacks(lib, allocator, nativePath);
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       if (requested === "native") {
         throw new Error(`TRITONFFI_CALLBACKS=native, but ${why}`, { cause: e });
       }
-      fallbackReason = why;
+      nativePath = noNativePath(why);
     }
   } else {
-    fallbackReason = "TRITONFFI_CALLBACKS=js";
+    nativePath = noNativePath("TRITONFFI_CALLBACKS=js");
   }
 
   if (native) {
@@ -146,7 +151,8 @@ export function createCallbackTable(lib: NativeLibrary, keepalive: KeepAlive): C
     requestRelease,
     allocator: fns,
     mode,
-    fallbackReason,
+    fallbackReason: nativePath.reason,
+    nativePath,
     setHandler(h: CompletionHandler) {
       const previous = handler;
       handler = h;

@@ -3,7 +3,7 @@
  * the producers are JS callbacks (`TRITONFFI_CALLBACKS=js`, or where the native path is refused).
  *
  * One contract for every producer: a completion is a fixed-size slot `(kind, object, flags,
- * userp)` drained on a later macrotask. The native path (`native_ring.ts`) keeps the same
+ * userp)` drained on a later macrotask. The native path (`native/ring.ts`) keeps the same
  * contract with slots in native memory filled by native code, so `src/` sees no difference.
  *
  * This ring grows (doubling) instead of dropping: JS-callback producers run on the JS thread and

@@ -31,7 +31,7 @@ export {
 export type { CompletionTarget } from "./completion_routes.ts";
 export { type TraceEvent, TraceEventKind } from "./trace_callbacks.ts";
 export type { OutParams } from "./out_params.ts";
-export type { RequestSubmitter } from "./request_submitter.ts";
+export type { RequestSubmitter } from "./native/request_submitter.ts";
 export {
   closeCudaIpc,
   copyToDevice,

@@ -10,6 +10,7 @@
  */
 import { fixedArity } from "./arity.ts";
 import { encodeCString } from "./cstring_cache.ts";
+import { type KoffiCalls, registeredForm } from "./koffi_stack_arguments.ts";
 import type { FfiType, SymbolDef } from "./symbols.ts";
 import type { CallbackDef, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
@@ -20,11 +21,8 @@ interface KoffiFn {
 }
 
 /** The part of koffi this adapter uses. */
-interface Koffi {
+interface Koffi extends KoffiCalls {
   load(path: string): { func(name: string, result: string, params: string[]): KoffiFn };
-  proto(name: string, result: string, params: string[]): unknown;
-  pointer(type: unknown): unknown;
-  register(fn: (...args: never[]) => unknown, type: unknown): bigint | number;
   view(p: number, byteLength: number): ArrayBuffer;
   address(value: unknown): bigint;
   decode(p: number, type: string, length: number): unknown;
@@ -183,11 +181,13 @@ export const nodeRuntime: FfiRuntime = {
   },
 
   callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {
+    // More than 8 arguments: as koffi reads them (ffi/koffi_stack_arguments.ts)
+    const form = registeredForm(koffi, def.parameters.map(koffiCallbackType), fn);
     const proto = koffi.proto(
       `tritonffi_cb${protoCount++}`,
       koffiCallbackType(def.result),
-      def.parameters.map(koffiCallbackType),
+      form.params,
     );
-    return toPtr(Number(koffi.register(fn, koffi.pointer(proto))));
+    return toPtr(Number(koffi.register(form.fn, koffi.pointer(proto))));
   },
 };

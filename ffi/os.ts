@@ -4,7 +4,7 @@
  * never both), and the consumer's wake-up file descriptor: a `pipe` watched by the event loop, or
  * an `eventfd` read by a blocking `read` made off the JS thread (Deno `nonblocking`, koffi
  * `fn.async`); `bsearch`, through which JS calls the generated response reader; and `lfind`,
- * through which a batch of native deletes runs off the JS thread (`native_deletes.ts`).
+ * through which a batch of native deletes runs off the JS thread (`native/deletes.ts`).
  * `shm_open`, `lseek`, `close` and `sysconf` (the page size) open and map a client's POSIX shared
  * memory for `shared_memory.ts`.
  *
@@ -73,7 +73,7 @@ export const osSymbols = {
   },
   bsearch: {
     // Calls generated code from JS: with one element, bsearch calls its comparator once, with
-    // (key, base), and returns base when it returned 0 (see response_reader.ts).
+    // (key, base), and returns base when it returned 0 (see native/response_reader.ts).
     parameters: [
       "ptr", // const void* key
       "ptr", // const void* base
@@ -86,7 +86,7 @@ export const osSymbols = {
   },
   lfind: {
     // Runs generated code off the JS thread: lfind calls its comparator with (key, element) for
-    // each element in order until one returns 0; native_deletes.ts's comparator deletes the
+    // each element in order until one returns 0; native/deletes.ts's comparator deletes the
     // object in the element and returns 1, so one call deletes a whole batch.
     parameters: [
       "buf", // const void* key
@@ -202,15 +202,36 @@ export function mapMemory(ffi: FfiRuntime, length: number): Ptr {
 }
 
 /**
- * Places machine code in fresh pages: maps them read+write, writes `generate(address)` (code made
- * for the address it will run at), then makes them read+execute. The pages are never writable and
- * executable at once.
+ * Makes the `length` bytes of code just written at `code` visible to instruction fetch, before
+ * they first run. Each instruction set says what that takes (`native/routines.ts`,
+ * `Routines.flush`):
+ * - x86-64 keeps its instruction cache coherent with stores: nothing ({@link coherentCaches}).
+ * - aarch64 does not: for each cache line of the range the data cache is cleaned to the point of
+ *   unification (`dc cvau`), then, after `dsb ish`, the instruction cache invalidated (`ic ivau`),
+ *   then `dsb ish` and `isb` — what GCC's `__clear_cache` does, line sizes read from `ctr_el0`.
+ *   Code run from JS (a generated routine, or a libc/libgcc function) must do it; a JS write is
+ *   no substitute.
+ * @throws {Error} when the flush cannot be made (the code is then not used).
+ */
+export type CacheFlush = (ffi: FfiRuntime, code: Ptr, length: number) => void;
+
+/** The {@link CacheFlush} of a CPU whose instruction fetch sees its own stores (x86-64): none. */
+export const coherentCaches: CacheFlush = () => {};
+
+/**
+ * Places machine code in fresh pages — the one way generated code reaches executable memory:
+ * maps them read+write, writes `generate(address)` (code made for the address it will run at),
+ * makes them read+execute, then runs `flush` over them (the instruction set's {@link CacheFlush}).
+ * The pages are never writable and executable at once, and never unmapped (Triton's threads may
+ * call the code until the process exits).
  * @throws {ExecMemoryError} when the system refuses executable memory.
+ * @throws {Error} when the code exceeds `length` bytes, or `flush` throws.
  */
 export function placeCode(
   ffi: FfiRuntime,
   length: number,
   generate: (address: bigint) => Uint8Array,
+  flush: CacheFlush,
 ): Ptr {
   const { sync } = os(ffi);
   const p = mapMemory(ffi, length);
@@ -221,6 +242,7 @@ export function placeCode(
     sync.munmap(p, length);
     throw new ExecMemoryError("mprotect(PROT_READ | PROT_EXEC) was refused");
   }
+  flush(ffi, p, code.length);
   return p;
 }
 

@@ -4,8 +4,8 @@
  * allocating them.
  *
  * One table per request, in libc `malloc`ed memory, read by the placing allocator's functions on
- * Triton's threads (`ffi/c/allocator.c` on Bun; {@link readOutputPlacement} in the JS allocator on
- * Deno and Node). Layout, native-endian 64-bit words:
+ * Triton's threads (`ffi/native/c/allocator.c` on Bun; {@link readOutputPlacement} in the JS
+ * allocator on Deno and Node). Layout, native-endian 64-bit words:
  *
  * ```text
  * count, policy                                  the header (policy: the outputs not placed)

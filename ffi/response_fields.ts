@@ -7,9 +7,9 @@
  * Two readers sit side by side and give the same values (`tests/response_reader.test.ts` proves
  * it):
  *
- * - {@link ResponseFields.recorded}: the native response reader (`response_reader.ts`: x86-64
- *   machine code, or Bun's C) reads everything in one call into the response record, decoded
- *   here; what the record could not hold (a long name, a large or GPU output, an unknown type) is
+ * - {@link ResponseFields.recorded}: the native response reader (`native/response_reader.ts`:
+ *   x86-64 machine code, or Bun's C) reads everything in one call into the response record,
+ *   decoded here; what the record could not hold (a long name, a large or GPU output, an unknown type) is
  *   read field by field;
  * - the field-by-field calls ({@link ResponseFields.model}, `id`, `parameters`, `outputs`), one
  *   Triton call per field: everything with the JS callbacks, and whatever the record left.
@@ -27,8 +27,8 @@ import {
   OutputRecord,
   ParamRecord,
   RecordLayout,
-} from "./response_record.ts";
-import type { ResponseReader } from "./response_reader.ts";
+} from "./native/response_record.ts";
+import type { ResponseReader } from "./native/response_reader.ts";
 import { check, TritonError } from "./triton_error.ts";
 import type { NativeLibrary, Ptr } from "./types.ts";
 

@@ -60,6 +60,33 @@ function createAllocator(lib: TritonLibrary, fns: AllocatorPointers): Ptr {
   }
 }
 
+/**
+ * Which native path a server's library runs, and why not where it does not: see
+ * {@link Server.info}.
+ */
+export interface ServerInfo {
+  /** The JavaScript runtime. */
+  readonly runtime: "deno" | "bun" | "node";
+  /** The CPU, as Linux names it (`"x86_64"`, `"aarch64"`, …). */
+  readonly arch: string;
+  /**
+   * How Triton's completions reach JavaScript: `"native"` (native code on Triton's threads pushes
+   * them into a ring the JS thread drains; Triton's threads never wait for it) or `"js"` (JS
+   * callbacks: each call makes Triton's thread wait for the JS thread, ~45 µs on Deno and Node).
+   */
+  readonly callbacks: "native" | "js";
+  /**
+   * The native layer in use: `"x86_64"` or `"a64"` (machine code generated at run time, on Deno
+   * and Node), `"bun-cc"` (C compiled by Bun's `cc()`), or `"none"` (the JS callbacks).
+   */
+  readonly nativePath: "x86_64" | "a64" | "bun-cc" | "none";
+  /**
+   * Why `nativePath` is `"none"`, e.g. `"TRITONFFI_CALLBACKS=js"`, `"no A64 routines yet"` or the
+   * refusal of executable memory; absent when the native path runs.
+   */
+  readonly fallbackReason?: string;
+}
+
 /** How `start()` behaves. */
 export interface StartOptions {
   /** Wait until `TRITONSERVER_ServerIsReady` answers true. Default true. */
@@ -411,6 +438,32 @@ export class Server {
   logEnabled(level: LogLevelName): boolean {
     const { lib } = this.#running();
     return logEnabled(lib, level);
+  }
+
+  /**
+   * Which native path this server's library runs and, when it fell back to JS callbacks, why
+   * (chosen once per loaded library, at its first server's start; `TRITONFFI_CALLBACKS=js`
+   * forces the JS path). Makes no C call.
+   * @example
+   * ```ts
+   * import { Server } from "tritonffi";
+   *
+   * await using server = await new Server({ modelRepository: "./models" }).start();
+   * const { callbacks, nativePath, fallbackReason } = server.info();
+   * console.log(callbacks, nativePath, fallbackReason ?? ""); // native x86_64 (on x86-64 Linux)
+   * ```
+   * @throws {TritonError} UNAVAILABLE when the server is not running.
+   */
+  info(): ServerInfo {
+    const { lib } = this.#running();
+    const { mode, nativePath } = lib.binding.callbacks;
+    const info: ServerInfo = {
+      runtime: lib.ffi.name,
+      arch: nativePath.arch,
+      callbacks: mode,
+      nativePath: nativePath.kind,
+    };
+    return nativePath.reason === undefined ? info : { ...info, fallbackReason: nativePath.reason };
   }
 
   /** @internal The library and `TRITONSERVER_Server*` (for `Model`'s metadata calls).

@@ -1,7 +1,7 @@
 /**
- * The binding's C sources (ffi/c): the allocator compiled by Bun's `cc()` decides as `place()`
- * over the whole placement domain, and the C reference client builds (warnings as errors) against
- * the C API generated from ffi/symbols.ts and the same C sources, then runs.
+ * The binding's C sources (ffi/native/c): the allocator compiled by Bun's `cc()` decides as
+ * `place()` over the whole placement domain, and the C reference client builds (warnings as errors)
+ * against the C API generated from ffi/symbols.ts and the same C sources, then runs.
  *
  * `deno test -A tests/native_code.test.ts`, `bun test tests/native_code.test.ts`.
  *
@@ -65,7 +65,7 @@ test("the C allocator places every output as place() does", {
 const fakeCore = fileURLToPath(new URL("../.build/fake_core/libtritonserver.so", import.meta.url));
 const cc = spawnSync(process.env.CC ?? "cc", ["--version"]).status === 0;
 
-test("the C reference client builds against the generated C API and ffi/c, and runs", {
+test("the C reference client builds against the generated C API and ffi/native/c, and runs", {
   skip: cc ? false : "no C compiler",
 }, () => {
   const client = buildNativeClient();

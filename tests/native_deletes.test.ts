@@ -1,5 +1,5 @@
 /**
- * The binding's native deletes (ffi/native_deletes.ts): a batch of at least OFFLOAD_MIN queued
+ * The binding's native deletes (ffi/native/deletes.ts): a batch of at least OFFLOAD_MIN queued
  * responses and requests is deleted off the JS thread in one call and nothing of it is left
  * live; smaller batches are deleted on the JS thread; a stream read without disposing and many
  * concurrent inferences leave nothing live once the deletes drained; `stop()` right after a
@@ -14,16 +14,21 @@ import { assembledReference, NO_ASSEMBLER } from "./support/assembled.ts";
 import { test } from "./support/test.ts";
 import { loadTriton } from "../ffi/mod.ts";
 import { macrotask } from "../ffi/macrotask.ts";
-import { NativeDeletes, OFFLOAD_MIN } from "../ffi/native_deletes.ts";
-import { generateDeleteEachX8664 } from "../ffi/thunks/x86_64_delete_each.ts";
-import { deferredDeletes, liveCounter, sharedServer, startServer } from "./support/env.ts";
+import { NativeDeletes, OFFLOAD_MIN } from "../ffi/native/deletes.ts";
+import { noNativePath } from "../ffi/native/platform.ts";
+import { generateDeleteEachX8664 } from "../ffi/native/x86_64/delete_each.ts";
+import { deferredDeletes, idle, liveCounter, sharedServer, startServer } from "./support/env.ts";
 
 const live = await liveCounter();
 const noFake = live ? undefined : "needs the fake core's live-object counts";
 
 /** `n` requests made and never submitted (what Triton hands back on release). */
 async function requests(n: number) {
-  const { lib, server } = (await sharedServer()).native();
+  const shared = await sharedServer();
+  // The tests count live requests: one an earlier test left in flight (its release still to come,
+  // where files share the process) would be counted, then released, mid-test.
+  await idle(shared);
+  const { lib, server } = shared.native();
   const out = lib.binding.outParams;
   const made = [];
   for (let i = 0; i < n; i++) {
@@ -79,7 +84,7 @@ test("a batch smaller than OFFLOAD_MIN is deleted on the JS thread", { skip: noF
 
 test("the JS callbacks keep deletes on the JS thread", async () => {
   const lib = await loadTriton();
-  const deletes = new NativeDeletes(lib, false);
+  const deletes = new NativeDeletes(lib, noNativePath("TRITONFFI_CALLBACKS=js"));
   assert.equal(deletes.onJsThreadReason, "the JS callbacks");
   const mode = lib.binding.callbacks.mode;
   if (mode === "js") assert.equal(lib.binding.nativeDeletes.onJsThreadReason, "the JS callbacks");

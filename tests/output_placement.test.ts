@@ -1,7 +1,7 @@
 /**
  * Output placement tables (ffi/output_placement.ts), the placing response allocator's `userp`:
- * written to native memory and read back as the JS allocator reads them (Deno, Node), and placed
- * by the C allocator Bun compiles (ffi/c/allocator.c): a named output gets the table's address
+ * written to native memory and read back as the JS allocator reads them (Deno, Node), and placed by
+ * the C allocator Bun compiles (ffi/native/c/allocator.c): a named output gets the table's address
  * when it fits (its buffer_userp REGION, released without a free), tritonserver's error when it
  * does not, and any other output is allocated by the table's policy. The served path, on every
  * runtime and both callback paths, is tests/serve_shared_memory.test.ts.

@@ -1,5 +1,5 @@
 /**
- * The native request submitter (ffi/request_submitter.ts): the same inferences and the same
+ * The native request submitter (ffi/native/request_submitter.ts): the same inferences and the same
  * errors with it as call by call, in child processes with `TRITONFFI_REQUEST_SUBMITTER=on` and
  * `=off` on the runtime under test, nothing left live; where it is made by default; and the
  * x86-64 code's bytes are what the GNU assembler makes of
@@ -11,8 +11,7 @@ import assert from "node:assert/strict";
 import { assembledReference, NO_ASSEMBLER } from "./support/assembled.ts";
 import { test } from "./support/test.ts";
 import { loadTriton } from "../ffi/mod.ts";
-import { platform } from "../ffi/os.ts";
-import { generateSubmitX8664 } from "../ffi/thunks/x86_64_submit.ts";
+import { generateSubmitX8664 } from "../ffi/native/x86_64/submit.ts";
 import { runScript } from "./support/env.ts";
 
 interface Check {
@@ -56,8 +55,8 @@ test("the native submitter gives every inference and every error call-by-call bu
   }
   assert.equal(off.submitted, 0);
   assert.equal(off.noSubmitter, "TRITONFFI_REQUEST_SUBMITTER=off");
-  const { arch, linux } = platform();
-  if (lib.binding.callbacks.mode === "native" && linux && arch === "x86_64") {
+  const { nativePath } = lib.binding.callbacks;
+  if (nativePath.kind !== "none" && nativePath.routines) {
     // 3 + 1 + 1 successes, the 4 refused after RequestNew made nothing live, add_sub, 64.
     assert.equal(on.noSubmitter, null);
     assert.ok(on.submitted >= 69, `only ${on.submitted} requests went through the submitter`);
@@ -71,14 +70,15 @@ test("the native submitter gives every inference and every error call-by-call bu
 
 test("by default the submitter is made on Node and Bun, not on Deno (its calls are cheap)", async () => {
   const lib = await loadTriton();
-  const { arch, linux } = platform();
+  const { nativePath } = lib.binding.callbacks;
   const setting = (globalThis as { process?: { env: Record<string, string | undefined> } }).process
     ?.env.TRITONFFI_REQUEST_SUBMITTER;
   if (setting) return; // the runner forced it
   const reason = lib.binding.noRequestSubmitter;
   if (lib.binding.callbacks.mode !== "native") assert.equal(reason, "the JS callbacks");
-  else if (!linux || arch !== "x86_64") assert.equal(reason, "not x86-64 Linux");
-  else if (lib.ffi.name === "deno") assert.equal(reason, "Deno's calls are cheap");
+  else if (!nativePath.routines) {
+    assert.equal(reason, `no native routines for ${nativePath.arch}`);
+  } else if (lib.ffi.name === "deno") assert.equal(reason, "Deno's calls are cheap");
   else assert.equal(reason, undefined);
 });
 

@@ -1,7 +1,7 @@
 /**
- * The native response reader (ffi/response_reader.ts): a response whose parts it does not copy —
- * a name or id longer than its room, a shape of more than 8 dimensions, an output larger than
- * 4 KiB, outputs past the 16th, BYTES, an empty output — reads the same as without it (with
+ * The native response reader (ffi/native/response_reader.ts): a response whose parts it does not
+ * copy — a name or id longer than its room, a shape of more than 8 dimensions, an output larger
+ * than 4 KiB, outputs past the 16th, BYTES, an empty output — reads the same as without it (with
  * `TRITONFFI_CALLBACKS=js` every response is read field by field, so both paths meet the same
  * assertions); the reader is in use wherever the native callbacks are; and the x86-64 reader's
  * bytes are what the GNU assembler makes of tests/thunk_driver/x86_64_reader_reference.S.
@@ -14,10 +14,9 @@ import { assembledReference, NO_ASSEMBLER } from "./support/assembled.ts";
 import { test } from "./support/test.ts";
 import { type InferResponse, type Server } from "../mod.ts";
 import { loadTriton } from "../ffi/mod.ts";
-import { platform } from "../ffi/os.ts";
 import { type OutputFields, ResponseFields } from "../ffi/response_fields.ts";
-import { RecordLayout } from "../ffi/response_record.ts";
-import { generateReaderX8664 } from "../ffi/thunks/x86_64_reader.ts";
+import { RecordLayout } from "../ffi/native/response_record.ts";
+import { generateReaderX8664 } from "../ffi/native/x86_64/reader.ts";
 import { collect, startServer } from "./support/env.ts";
 import { tempRepo } from "./support/temp_repo.ts";
 
@@ -219,10 +218,9 @@ test("small outputs view pooled buffers through their offsets; copy() has a buff
   });
 });
 
-test("with the native callbacks on x86-64 Linux, responses go through the native reader", async () => {
+test("with the native callbacks, responses go through the native reader", async () => {
   const lib = await loadTriton();
-  const { arch, linux } = platform();
-  if (lib.binding.callbacks.mode !== "native" || !linux || arch !== "x86_64") {
+  if (lib.binding.callbacks.nativePath.kind === "none") {
     assert.equal(lib.binding.responseReader, undefined);
     return;
   }

@@ -1,6 +1,6 @@
 // The package's build (`npm run build`; `npm pack` runs it as `prepack`): dist/ afresh, with the
 // JavaScript and `.d.ts` tsc emits for mod.ts and what it imports (tsconfig.build.json), and the
-// C sources Bun compiles at run time (ffi/c: the ring producer, the response allocator, the
+// C sources Bun compiles at run time (ffi/native/c: the ring producer, the response allocator, the
 // response reader, the blocking call and the batch deleter's comparator), which the built modules
 // find beside them as the sources do.
 import { execFileSync } from "node:child_process";
@@ -17,7 +17,7 @@ execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
   stdio: "inherit",
   cwd: root,
 });
-cpSync(join(root, "ffi", "c"), join(dist, "ffi", "c"), {
+cpSync(join(root, "ffi", "native", "c"), join(dist, "ffi", "native", "c"), {
   recursive: true,
   filter: (path) => statSync(path).isDirectory() || /\.[ch]$/.test(path),
 });

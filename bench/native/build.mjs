@@ -1,7 +1,7 @@
 // Builds the C reference client of `npm run bench` into .build/bench/native_client: writes the C
 // API declarations generated from ffi/symbols.ts (tools/c_api.mjs), asks the binding for the
 // constants of its C sources (tools/native_defines.ts: the ring layout, the placement table ...),
-// and compiles bench/native with the binding's own ring producers and allocator (ffi/c), the
+// and compiles bench/native with the binding's own ring producers and allocator (ffi/native/c), the
 // signatures checked against the generated declarations (-DTRITONFFI_C_API_CHECK), warnings as
 // errors. Plain Node ESM; `node bench/native/build.mjs` or imported (bench/run.mjs, the tests).
 import { spawnSync } from "node:child_process";
@@ -38,8 +38,8 @@ export function buildNativeClient() {
     out,
     "bench/native/client.c",
     "bench/native/triton.c",
-    "ffi/c/ring_producer.c",
-    "ffi/c/allocator.c",
+    "ffi/native/c/ring_producer.c",
+    "ffi/native/c/allocator.c",
     "-ldl",
   ], { cwd: root, encoding: "utf8" });
   if (r.status !== 0) {

@@ -1,5 +1,5 @@
 /* client.c - the C reference client of `npm run bench`: the same work as bench/bench.ts through the
- * same libtritonserver.so, with the binding's own C allocator (ffi/c/allocator.c, CPU policy), a
+ * same libtritonserver.so, with the binding's own C allocator (ffi/native/c/allocator.c, CPU policy), a
  * completion callback and the same concurrency scheme (N workers, each issuing its next request
  * when its previous one gave its FINAL response), in two modes:
  *
@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "triton.h" /* first: the C sources of ffi/c then take Triton's types */
-#include "../../ffi/c/allocator.h"
+#include "triton.h" /* first: the C sources of ffi/native/c then take Triton's types */
+#include "../../ffi/native/c/allocator.h"
 #include "ring.h"
 
 enum { HANDOFF, DIRECT };
@@ -59,7 +59,7 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- the allocator: the binding's own C allocator (ffi/c/allocator.c, which Bun compiles too),
+/* ---- the allocator: the binding's own C allocator (ffi/native/c/allocator.c, which Bun compiles too),
  * with its CPU policy (userp NULL): malloc/free. ---- */
 
 /* ---- one scenario ---- */

@@ -1,7 +1,7 @@
-/* ring.h - the completion ring of the reference client: the binding's own ring (ffi/c/ring.h, the
- * layout of ffi/ring_layout.ts), filled by the binding's own C producers (ffi/c/ring_producer.c,
+/* ring.h - the completion ring of the reference client: the binding's own ring (ffi/native/c/ring.h, the
+ * layout of ffi/native/ring_layout.ts), filled by the binding's own C producers (ffi/native/c/ring_producer.c,
  * which Bun compiles too), woken through an eventfd, and drained here the way the binding's
- * consumer drains it (ffi/native_ring.ts RingConsumer), with the same poll before sleeping
+ * consumer drains it (ffi/native/ring.ts RingConsumer), with the same poll before sleeping
  * ($TRITONFFI_POLL_US, default 50 µs). */
 #ifndef BENCH_RING_H
 #define BENCH_RING_H
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../ffi/c/ring.h"
+#include "../../ffi/native/c/ring.h"
 
 typedef struct {
   void* memory; /* TRITONFFI_RING_BYTES(capacity), 64-byte aligned */
@@ -54,7 +54,7 @@ static inline void ring_pop(ring_t* r, tritonffi_slot* s) {
   r->head++;
 }
 
-/* The binding's poll before sleeping (ffi/native_ring.ts RingConsumer): up to poll_ns; after 8
+/* The binding's poll before sleeping (ffi/native/ring.ts RingConsumer): up to poll_ns; after 8
  * fruitless polls in a row only one wait in 16 polls, until a poll pays off again. */
 static uint64_t poll_ns = 50000;
 static int fruitless;

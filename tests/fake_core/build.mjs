@@ -6,7 +6,10 @@
 // Plain Node ESM (only node: built-ins), so it also runs under Deno
 // (deno run --allow-read --allow-write --allow-run --allow-env) and Bun.
 // Usage: node tests/fake_core/build.mjs [--force]
-// Environment: CC overrides the compiler (default "cc").
+// Environment: CC overrides the compiler (default "cc"); TEST_BUILD_DIR the folder the library goes
+// under (default .build, relative to the repository root): `CC=aarch64-linux-gnu-gcc
+// TEST_BUILD_DIR=.build/aarch64` builds .build/aarch64/fake_core/libtritonserver.so for aarch64
+// (tests/aarch64/run.mjs). The C API header is the same for every target (.build/c_api).
 // Skips the compile when the library is newer than every source file
 // unless --force is given. Exits non-zero when the compile fails.
 import { spawnSync } from "node:child_process";
@@ -18,7 +21,7 @@ import { writeCHeader } from "../../tools/c_api.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
-const outDir = join(root, ".build", "fake_core");
+const outDir = resolve(root, process.env.TEST_BUILD_DIR || ".build", "fake_core");
 const outLib = join(outDir, "libtritonserver.so");
 const force = process.argv.includes("--force");
 

@@ -217,7 +217,10 @@ export function fakeCuda(): Promise<FakeCuda | undefined> {
 }
 
 /** Runs `script` (a path relative to tests/) on the current runtime with extra environment;
- * resolves with its exit code and output. */
+ * resolves with its exit code and output. `$TRITONFFI_TEST_EXEC_PREFIX`, a JSON array of
+ * strings, goes before the command: under emulation (tests/aarch64/run.mjs) the child is
+ * `qemu-aarch64-static -L <sysroot> <runtime> ...`, as the emulated runtime cannot start one of its
+ * own architecture itself. */
 export async function runScript(
   script: string,
   extraEnv: Record<string, string>,
@@ -236,7 +239,12 @@ export async function runScript(
       path,
     ]]
     : [process.execPath, [path]];
-  const r = spawnSync(cmd, args, {
+  const prefix = JSON.parse(env("TRITONFFI_TEST_EXEC_PREFIX") ?? "[]") as string[];
+  const r = spawnSync(prefix[0] ?? cmd, [
+    ...prefix.slice(1),
+    ...(prefix.length ? [cmd] : []),
+    ...args,
+  ], {
     env: { ...process.env, ...extraEnv },
     encoding: "utf8",
     timeout: 120_000,

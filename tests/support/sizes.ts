@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { POOLED_LIMIT } from "../../ffi/byte_pool.ts";
-import { DATA_LIMIT, RECORD_BYTES } from "../../ffi/response_record.ts";
+import { DATA_LIMIT, RECORD_BYTES } from "../../ffi/native/response_record.ts";
 import { COPY_LIMIT } from "../../ffi/response_fields.ts";
 import {
   DATA_TYPES,

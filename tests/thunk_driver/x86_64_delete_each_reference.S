@@ -1,4 +1,4 @@
-# The reference for ffi/thunks/x86_64_delete_each.ts (the batch deleter's comparator), in GNU
+# The reference for ffi/native/x86_64/delete_each.ts (the batch deleter's comparator), in GNU
 # assembler syntax (AT&T operand order). The test build (tests/thunk_driver/build.mjs) assembles
 # it where `as` is present, and tests/native_deletes.test.ts compares the bytes with the
 # generator's.

@@ -1,10 +1,11 @@
-# The reference for ffi/thunks/x86_64_placing.ts (the placing allocator's alloc and release), in
+# The reference for ffi/native/x86_64/placing.ts (the placing allocator's alloc and release), in
 # GNU assembler syntax (AT&T operand order). The test build (tests/thunk_driver/build.mjs)
 # assembles it where `as` is present, and tests/thunks.test.ts compares the bytes with the
 # generator's, made for the addresses below (PLACING_TARGETS there), the table layout of
 # ffi/output_placement.ts and the values of BufferUserp.REGION (ffi/allocator.ts) and
 # MemoryType.CPU (ffi/enums.ts). The generator encodes every jump with an 8-bit displacement
-# (jcc, jmp), the form the assembler picks for these, so none is marked `{disp32}`.
+# (jcc, jmp), the form the assembler picks for these, so none is marked `{disp32}`. The addresses
+# it jumps to are read from the table after the code.
         .set JS_ALLOC,      0x00007f0000021000
         .set RELEASE,       0x00007f0000022000
         # ffi/output_placement.ts: count, policy, then name, address, byteSize per entry
@@ -77,8 +78,7 @@ alloc_restore:
         pop     %rcx
         pop     %rdi
 alloc_js:
-        movabs  $JS_ALLOC, %rax
-        jmp     *%rax                           # arguments untouched
+        jmp     *js_alloc_at(%rip)              # arguments untouched
 
         # TRITONSERVER_Error* release(allocator %rdi, buffer %rsi, buffer_userp %rdx,
         #   byte_size %rcx, memory_type %r8d, memory_type_id %r9)
@@ -89,5 +89,11 @@ release:
         xor     %eax, %eax                      # nothing to free
         ret
 release_other:
-        movabs  $RELEASE, %rax
-        jmp     *%rax
+        jmp     *release_at(%rip)
+
+        # the address table: every address the code jumps to, read RIP-relative
+        .balign 8, 0xcc
+js_alloc_at:
+        .quad   JS_ALLOC
+release_at:
+        .quad   RELEASE

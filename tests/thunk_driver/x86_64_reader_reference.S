@@ -1,7 +1,7 @@
-# The reference for ffi/thunks/x86_64_reader.ts (the response reader), in GNU assembler syntax
+# The reference for ffi/native/x86_64/reader.ts (the response reader), in GNU assembler syntax
 # (AT&T operand order). The test build (tests/thunk_driver/build.mjs) assembles it where `as` is
 # present, and tests/response_reader.test.ts compares the bytes with the generator's, made for
-# the addresses below (READER_TARGETS there) and the layout of ffi/response_record.ts. `{disp32}`
+# the addresses below (READER_TARGETS there) and the layout of ffi/native/response_record.ts. `{disp32}`
 # marks the jumps the generator encodes with a 32-bit displacement (jcc32, jmp32).
         .set RESPONSE_ERROR,   0x00007f0000011000
         .set OUTPUT_COUNT_FN,  0x00007f0000012000
@@ -12,7 +12,7 @@
         .set PARAM_FN,         0x00007f0000017000
         .set MEMCPY,           0x00007f0000018000
         .set MEMCCPY,          0x00007f0000019000
-        # ffi/response_record.ts
+        # ffi/native/response_record.ts
         .set CALL_ERROR, 0
         .set RESP_ERROR, 8
         .set OUTPUT_COUNT, 16
@@ -57,8 +57,7 @@
         # The generator's helpers (call, checked, copyString in x86_64_reader.ts). GNU as macro
         # names ignore case: none may be an instruction's.
         .macro CALL_FN fn
-        movabs  $\fn, %rax
-        call    *%rax
+        call    *\fn\()_AT(%rip)
         .endm
         .macro CALL_CHECKED fn
         CALL_FN \fn
@@ -231,8 +230,29 @@ copy_string:
         test    %rsi, %rsi
         je      copy_string_null
         xor     %edx, %edx
-        movabs  $MEMCCPY, %rax
-        jmp     *%rax
+        jmp     *MEMCCPY_AT(%rip)
 copy_string_null:
         movb    $0, (%rdi)
         ret
+
+        # the address table: every function the code calls, in the order first called, read
+        # RIP-relative
+        .balign 8, 0xcc
+RESPONSE_ERROR_AT:
+        .quad   RESPONSE_ERROR
+OUTPUT_COUNT_FN_AT:
+        .quad   OUTPUT_COUNT_FN
+OUTPUT_FN_AT:
+        .quad   OUTPUT_FN
+MEMCPY_AT:
+        .quad   MEMCPY
+MODEL_FN_AT:
+        .quad   MODEL_FN
+ID_FN_AT:
+        .quad   ID_FN
+PARAM_COUNT_FN_AT:
+        .quad   PARAM_COUNT_FN
+PARAM_FN_AT:
+        .quad   PARAM_FN
+MEMCCPY_AT:
+        .quad   MEMCCPY

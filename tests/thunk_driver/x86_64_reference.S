@@ -1,13 +1,15 @@
-# The reference for ffi/thunks/x86_64.ts, in GNU assembler syntax (AT&T operand order).
+# The reference for ffi/native/x86_64/ring.ts, in GNU assembler syntax (AT&T operand order).
 # The test build (tests/thunk_driver/build.mjs) assembles it where `as` is present, and
 # tests/thunks.test.ts compares the bytes with the generator's; it also holds the listing of this
 # file for where `as` is absent, assembled with the constants below:
 #   as --64 -o /tmp/ref.o tests/thunk_driver/x86_64_reference.S && objdump -d /tmp/ref.o
 # The generator must produce the same bytes for the same constants (see LISTING_TARGETS there).
         .set RING,         0x0000111122223300
-        .set SLOTS,        RING + 128
+        .set SLOTS,        128
         .set MASK,         1023
         .set EVENTFD,      7
+        .set WRITE,        0x00007f000000b000
+        .set SCHED_YIELD,  0x00007f000000c000
         .set MALLOC,       0x00007f0000001000
         .set FREE,         0x00007f0000002000
         .set ERROR_NEW,    0x00007f0000003000
@@ -17,7 +19,6 @@
         .set JS_RELEASE,   0x00007f0000007000
         .set JS_QUERY,     0x00007f0000008000
         .set JS_ATTRS,     0x00007f0000009000
-        .set BASE,         0x00007f000000a000
         .set INTERNAL,     1
 
         .text
@@ -29,20 +30,31 @@ request_release:
         endbr64
         mov     $2, %r8d
 push:
-        movabs  $RING, %r9
+        mov     ring_at(%rip), %r9
         mov     $1, %eax
         lock xadd %rax, (%r9)
         mov     %eax, %r10d
         and     $MASK, %r10d
         shl     $5, %r10
-        movabs  $SLOTS, %r11
+        lea     SLOTS(%r9), %r11
         add     %r11, %r10
 wait:
         cmp     %eax, (%r10)
         je      claimed
-        push    %rax
-        mov     $24, %eax
-        syscall
+        push    %rax                            # ring full: sched_yield(), the registers in use kept
+        push    %rdi
+        push    %rsi
+        push    %rdx
+        push    %r8
+        push    %r9
+        push    %r10
+        call    *sched_yield_at(%rip)
+        pop     %r10
+        pop     %r9
+        pop     %r8
+        pop     %rdx
+        pop     %rsi
+        pop     %rdi
         pop     %rax
         jmp     wait
 claimed:
@@ -60,12 +72,11 @@ wake:
         xchg    %eax, 64(%r9)
         test    %eax, %eax
         je      woken
-        push    $1
-        mov     $1, %eax
+        push    $1                              # write(eventfd, &one, 8)
         mov     $EVENTFD, %edi
         mov     %rsp, %rsi
         mov     $8, %edx
-        syscall
+        call    *write_at(%rip)
         pop     %rax
 woken:
         ret
@@ -74,8 +85,7 @@ alloc:
         endbr64
         test    %r9, %r9
         je      alloc_cpu
-        movabs  $JS_ALLOC, %rax
-        jmp     *%rax
+        jmp     *js_alloc_at(%rip)
 alloc_cpu:
         push    %rbx
         mov     %rdx, %rdi
@@ -83,8 +93,7 @@ alloc_cpu:
         jne     alloc_sized
         mov     $1, %edi
 alloc_sized:
-        movabs  $MALLOC, %rax
-        call    *%rax
+        call    *malloc_at(%rip)
         test    %rax, %rax
         je      alloc_failed
         mov     16(%rsp), %rcx
@@ -100,9 +109,8 @@ alloc_sized:
         ret
 alloc_failed:
         mov     $INTERNAL, %edi
-        movabs  $BASE + (message - response_complete), %rsi
-        movabs  $ERROR_NEW, %rax
-        call    *%rax
+        lea     message(%rip), %rsi
+        call    *error_new_at(%rip)
         pop     %rbx
         ret
 
@@ -110,13 +118,11 @@ release:
         endbr64
         cmp     $1, %rdx
         je      release_cpu
-        movabs  $JS_RELEASE, %rax
-        jmp     *%rax
+        jmp     *js_release_at(%rip)
 release_cpu:
         push    %rbx
         mov     %rsi, %rdi
-        movabs  $FREE, %rax
-        call    *%rax
+        call    *free_at(%rip)
         xor     %eax, %eax
         pop     %rbx
         ret
@@ -125,8 +131,7 @@ query:
         endbr64
         test    %rsi, %rsi
         je      query_cpu
-        movabs  $JS_QUERY, %rax
-        jmp     *%rax
+        jmp     *js_query_at(%rip)
 query_cpu:
         movl    $0, (%r8)
         movq    $0, (%r9)
@@ -137,24 +142,37 @@ buffer_attributes:
         endbr64
         cmp     $1, %r8
         je      attributes_cpu
-        movabs  $JS_ATTRS, %rax
-        jmp     *%rax
+        jmp     *js_attrs_at(%rip)
 attributes_cpu:
         push    %rbx
         mov     %rdx, %rbx
         mov     %rdx, %rdi
         xor     %esi, %esi
-        movabs  $SET_TYPE, %rax
-        call    *%rax
+        call    *set_type_at(%rip)
         test    %rax, %rax
         jne     attributes_done
         mov     %rbx, %rdi
         xor     %esi, %esi
-        movabs  $SET_TYPE_ID, %rax
-        call    *%rax
+        call    *set_type_id_at(%rip)
 attributes_done:
         pop     %rbx
         ret
 
 message:
         .asciz  "malloc of an output buffer failed"
+
+        # the address table: every address the code reads, calls or jumps to, in the order first
+        # named, read RIP-relative
+        .balign 8, 0xcc
+ring_at:                .quad   RING
+sched_yield_at:         .quad   SCHED_YIELD
+write_at:               .quad   WRITE
+js_alloc_at:            .quad   JS_ALLOC
+malloc_at:              .quad   MALLOC
+error_new_at:           .quad   ERROR_NEW
+js_release_at:          .quad   JS_RELEASE
+free_at:                .quad   FREE
+js_query_at:            .quad   JS_QUERY
+js_attrs_at:            .quad   JS_ATTRS
+set_type_at:            .quad   SET_TYPE
+set_type_id_at:         .quad   SET_TYPE_ID

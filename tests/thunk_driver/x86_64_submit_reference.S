@@ -1,9 +1,9 @@
-# The reference for ffi/thunks/x86_64_submit.ts (the request submitter), in GNU assembler syntax
+# The reference for ffi/native/x86_64/submit.ts (the request submitter), in GNU assembler syntax
 # (AT&T operand order). The test build (tests/thunk_driver/build.mjs) assembles it where `as` is
 # present, and tests/request_submitter.test.ts compares the bytes with the generator's, made for
-# the layout of ffi/request_record.ts. `{disp32}` marks the jumps the generator encodes with a
+# the layout of ffi/native/request_record.ts. `{disp32}` marks the jumps the generator encodes with a
 # 32-bit displacement (jcc32).
-        # ffi/request_record.ts
+        # ffi/native/request_record.ts
         .set SERVER, 64
         .set MODEL, 72
         .set VERSION, 80

@@ -1,0 +1,59 @@
+// What a test runner's own report says: the passed, failed and skipped counts of `deno test`,
+// `bun test` and `node --test` (spec reporter), and the names of the tests that failed. Used by
+// tests/run_all.mjs (`npm test`) and tests/aarch64/run.mjs (`npm run test:aarch64`).
+// Plain Node ESM, so it runs under any of the three.
+import { stripVTControlCharacters } from "node:util";
+
+/** Passed, failed and skipped counts from a runner's own closing report, or undefined. */
+export function counts(runtime, output) {
+  // deno: "ok | 94 passed | 0 failed | 2 ignored (14s)"
+  // bun: " 94 pass", " 2 skip", " 0 fail" on lines of their own
+  // node (spec reporter): "ℹ pass 94", "ℹ fail 0", "ℹ cancelled 0", "ℹ skipped 2"
+  const text = stripVTControlCharacters(output);
+  const num = (re) => {
+    const m = re.exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  if (runtime === "deno") {
+    // "ok | 18 passed (126 steps) | 0 failed | 1 ignored": steps are counted apart
+    const steps = String.raw`(?: \(\d+ steps?\))?`;
+    const m = new RegExp(
+      String.raw`(\d+) passed${steps} \| (\d+) failed${steps}(?: \| (\d+) ignored)?`,
+    ).exec(text);
+    return m && { passed: +m[1], failed: +m[2], skipped: +(m[3] ?? 0) };
+  }
+  if (runtime === "bun") {
+    const passed = num(/^\s*(\d+) pass$/m);
+    const failed = num(/^\s*(\d+) fail$/m);
+    return passed === undefined || failed === undefined
+      ? undefined
+      : { passed, failed, skipped: num(/^\s*(\d+) skip$/m) ?? 0 };
+  }
+  const passed = num(/^ℹ pass (\d+)$/m);
+  const failed = num(/^ℹ fail (\d+)$/m);
+  return passed === undefined || failed === undefined ? undefined : {
+    passed,
+    failed: failed + (num(/^ℹ cancelled (\d+)$/m) ?? 0),
+    skipped: num(/^ℹ skipped (\d+)$/m) ?? 0,
+  };
+}
+
+/** The names of the tests a runner reported failed (its own words, at most `most` of them), so
+ * that the closing summary names them: the runs after a failure push its report far up. */
+export function failures(runtime, output, most = 10) {
+  const lines = stripVTControlCharacters(output).split("\n");
+  let names;
+  if (runtime === "deno") {
+    // " FAILURES " then "name => ./tests/file.test.ts:12:3" per failed test
+    const start = lines.findIndex((l) => l.trim() === "FAILURES");
+    names = start < 0 ? [] : lines.slice(start + 1).filter((l) => / => \S+:\d+:\d+$/.test(l));
+  } else if (runtime === "bun") {
+    names = lines.filter((l) => l.startsWith("(fail) "));
+  } else {
+    names = lines.filter((l) => /^\s*✖ /.test(l) && !/failing tests:$/.test(l));
+  }
+  const unique = [...new Set(names.map((l) => l.trim()))];
+  return unique.length > most
+    ? [...unique.slice(0, most), `… and ${unique.length - most} more`]
+    : unique;
+}

@@ -81,8 +81,8 @@ export interface ServerInfo {
    */
   readonly nativePath: "x86_64" | "a64" | "bun-cc" | "none";
   /**
-   * Why `nativePath` is `"none"`, e.g. `"TRITONFFI_CALLBACKS=js"`, `"no A64 routines yet"` or the
-   * refusal of executable memory; absent when the native path runs.
+   * Why `nativePath` is `"none"`, e.g. `"TRITONFFI_CALLBACKS=js"`, `"the native layer needs
+   * Linux"` or the refusal of executable memory; absent when the native path runs.
    */
   readonly fallbackReason?: string;
 }

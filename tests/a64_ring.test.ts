@@ -14,14 +14,14 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "./support/test.ts";
 import {
   assembleA64,
-  CROSS,
+  buildEmulatedDriver,
+  driverAddresses,
   driverFile,
   noAssembler,
   noEmulation,
@@ -127,41 +127,16 @@ test("a64 ring: the driver's layout constants are ring_layout.ts's", () => {
 });
 
 /** "name value" lines up to the first that is not one. */
-function addresses(stdout: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of stdout.split("\n")) {
-    const m = /^(\w+) (0x[0-9a-f]+|\d+)$/.exec(line);
-    if (!m) break;
-    out[m[1]] = m[2];
-  }
-  return out;
-}
-
 /** Builds the driver for a ring of `capacity` slots, runs the code generated for its addresses,
  * and returns the result line's numbers. */
 function runDriver(dir: string, capacity: number): Record<string, number> {
-  const driver = join(dir, `aarch64_driver_${capacity}`);
-  const cc = spawnSync(CROSS.gcc, [
-    "-O2",
-    "-static",
-    "-no-pie",
-    "-pthread",
-    "-Wall",
-    "-Werror",
-    `-DCAPACITY=${capacity}`,
-    "-o",
-    driver,
-    driverFile("aarch64_driver.c"),
-  ], { encoding: "utf8" });
-  assert.equal(cc.status, 0, cc.stderr);
-  const qemu = (args: string[]) =>
-    spawnSync(CROSS.qemu, ["-L", CROSS.sysroot, driver, ...args], {
-      encoding: "utf8",
-      timeout: 150_000,
-    });
-  const first = qemu(["addresses"]);
-  assert.equal(first.status, 0, first.stderr);
-  const a = addresses(first.stdout);
+  const driver = buildEmulatedDriver(
+    "aarch64_driver.c",
+    join(dir, `aarch64_driver_${capacity}`),
+    ["-pthread", `-DCAPACITY=${capacity}`],
+    150_000,
+  );
+  const a = driver.addresses;
   const big = (name: string) => BigInt(a[name]);
   const { code, entries: e } = generateRingA64({
     ring: big("ring"),
@@ -184,9 +159,9 @@ function runDriver(dir: string, capacity: number): Record<string, number> {
   writeFileSync(ring, code);
   writeFileSync(flush, generateFlushA64().code);
   const offsets = [e.responseComplete, e.requestRelease, e.alloc, e.release, e.query];
-  const run = qemu(["run", ring, flush, ...[...offsets, e.bufferAttributes].map(String)]);
+  const run = driver.run(["run", ring, flush, ...[...offsets, e.bufferAttributes].map(String)]);
   // A static, non-PIE driver: the addresses the code was made for are the ones it runs with.
-  assert.deepEqual(addresses(run.stdout), a);
+  assert.deepEqual(driverAddresses(run.stdout), a);
   const tail = run.stdout.split("\n").slice(-3).join("\n");
   assert.equal(run.status, 0, `exit ${run.status ?? run.signal}: ${tail}${run.stderr}`);
   const m = /^result (.*)$/m.exec(run.stdout);

@@ -14,14 +14,13 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "./support/test.ts";
 import {
   assembleA64,
-  CROSS,
+  buildEmulatedDriver,
   driverFile,
   noAssembler,
   noEmulation,
@@ -132,37 +131,24 @@ test("a64 routines: under qemu-aarch64, placing, delete_each, submit and reader 
   if (why) return t.skip(why);
   const dir = mkdtempSync(join(tmpdir(), "a64-routines-"));
   try {
-    const driver = join(dir, "aarch64_routines_driver");
-    const cc = spawnSync(CROSS.gcc, [
-      "-O2",
-      "-static",
-      "-no-pie",
-      "-Wall",
-      "-Werror",
-      "-o",
-      driver,
-      driverFile("aarch64_routines_driver.c"),
-    ], { encoding: "utf8" });
-    assert.equal(cc.status, 0, cc.stderr);
-    const qemu = (args: string[]) =>
-      spawnSync(CROSS.qemu, ["-L", CROSS.sysroot, driver, ...args], {
-        encoding: "utf8",
-        timeout: 60_000,
-      });
-    const first = qemu(["addresses"]);
-    assert.equal(first.status, 0, first.stderr);
-    const a = Object.fromEntries(first.stdout.trim().split("\n").map((l) => l.split(" ")));
+    const driver = buildEmulatedDriver(
+      "aarch64_routines_driver.c",
+      join(dir, "aarch64_routines_driver"),
+      [],
+      60_000,
+    );
+    const a = driver.addresses;
     const placing = generatePlacingA64({ jsAlloc: BigInt(a.jsAlloc), release: BigInt(a.release) });
     writeFileSync(join(dir, "placing.bin"), placing.code);
     writeFileSync(join(dir, "delete_each.bin"), generateDeleteEachA64());
     writeFileSync(join(dir, "submit.bin"), generateSubmitA64());
     writeFileSync(join(dir, "reader.bin"), generateReaderA64(readerTargets(a)));
-    const run = qemu(["run", dir, String(placing.entries.release)]);
+    const run = driver.run(["run", dir, String(placing.entries.release)]);
     // A static, non-PIE driver: the addresses the code was made for are the ones it runs with.
-    assert.ok(run.stdout.startsWith(first.stdout), run.stdout);
+    assert.ok(run.stdout.startsWith(driver.addressesText), run.stdout);
     assert.equal(run.status, 0, `exit ${run.status ?? run.signal}: ${run.stdout}${run.stderr}`);
     assert.deepEqual(
-      run.stdout.slice(first.stdout.length).trim().split("\n"),
+      run.stdout.slice(driver.addressesText.length).trim().split("\n"),
       ["ok placing", "ok delete_each", "ok submit", "ok reader"],
     );
   } finally {

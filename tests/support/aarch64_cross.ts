@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { spawnSync } from "node:child_process";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,6 +78,61 @@ export function words(bytes: Uint8Array): string[] {
   const out: string[] = [];
   for (let i = 0; i + 4 <= bytes.length; i += 4) {
     out.push(view.getUint32(i, true).toString(16).padStart(8, "0"));
+  }
+  return out;
+}
+
+/** A cross-built static driver (tests/thunk_driver/`source`) and the way to run it under qemu. */
+export interface EmulatedDriver {
+  /** Runs the driver with `args` under qemu-aarch64, output as text. */
+  run(args: string[]): SpawnSyncReturns<string>;
+  /** The driver's `addresses` output: one `name value` line each, in its order. */
+  readonly addresses: Record<string, string>;
+  /** That output as printed, which every later run prints first. */
+  readonly addressesText: string;
+}
+
+/**
+ * Compiles tests/thunk_driver/`source` static and non-PIE with the cross compiler into
+ * `output` (so the addresses it prints are the ones it runs with), then runs its `addresses`
+ * command under qemu, each run bounded by `timeoutMs`.
+ * @throws {Error} when the compile or the first run fails (with its output).
+ */
+export function buildEmulatedDriver(
+  source: string,
+  output: string,
+  flags: string[],
+  timeoutMs: number,
+): EmulatedDriver {
+  const cc = spawnSync(CROSS.gcc, [
+    "-O2",
+    "-static",
+    "-no-pie",
+    "-Wall",
+    "-Werror",
+    ...flags,
+    "-o",
+    output,
+    driverFile(source),
+  ], { encoding: "utf8" });
+  if (cc.status !== 0) throw new Error(`${CROSS.gcc} ${source}: ${cc.stderr}`);
+  const run = (args: string[]) =>
+    spawnSync(CROSS.qemu, ["-L", CROSS.sysroot, output, ...args], {
+      encoding: "utf8",
+      timeout: timeoutMs,
+    });
+  const first = run(["addresses"]);
+  if (first.status !== 0) throw new Error(`${source} addresses: ${first.stderr}`);
+  return { run, addresses: driverAddresses(first.stdout), addressesText: first.stdout };
+}
+
+/** The leading `name value` lines of a driver's output (a value in hex or decimal). */
+export function driverAddresses(stdout: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of stdout.split("\n")) {
+    const m = /^(\w+) (0x[0-9a-f]+|\d+)$/.exec(line);
+    if (!m) break;
+    out[m[1]] = m[2];
   }
   return out;
 }

@@ -8,9 +8,11 @@
  * into the caller's code, which crashes the process at the first inference. A callback
  * registered with one dummy parameter in that slot receives every real argument where it belongs.
  *
- * The layout is not assumed from the architecture or koffi's version: on first need, a callback of
- * ten pointer-sized parameters is called through koffi with 1..10, once plainly and, when that
- * does not arrive intact, once with the dummy slot; the layout that delivers 1..10 is used.
+ * The layout is not assumed from the architecture or koffi's version: {@link stackArgumentLayout}
+ * calls a callback of ten pointer-sized parameters through koffi with 1..10, once plainly and,
+ * when that does not arrive intact, once with the dummy slot; the layout that delivers 1..10 is
+ * used. The Node adapter (`node.ts`) asks once, on the first callback of more than eight
+ * parameters, and keeps the answer with its koffi.
  *
  * @module
  */
@@ -18,6 +20,8 @@
 /** The part of koffi this check uses. */
 export interface KoffiCalls {
   proto(name: string, result: string, params: string[]): unknown;
+  /** An anonymous prototype (no name to collide with another check's). */
+  proto(result: string, params: string[]): unknown;
   pointer(type: unknown): unknown;
   register(fn: (...args: never[]) => unknown, type: unknown): bigint | number;
   unregister(callback: bigint | number): void;
@@ -30,8 +34,6 @@ const REGISTER_ARGUMENTS = 8;
 /** `"plain"`: koffi reads stack arguments where C put them; `"shifted"`: one dummy slot first. */
 export type StackArgumentLayout = "plain" | "shifted";
 
-let found: StackArgumentLayout | undefined;
-
 /** Whether a callback of `n` pointer-sized parameters, registered with this layout, receives
  * 1..n when called as C calls it (koffi's calls put stack arguments where C does). */
 function delivers(
@@ -41,11 +43,9 @@ function delivers(
   called: unknown,
 ): boolean {
   const params = new Array<string>(n).fill("uintptr_t");
-  const registered = layout === "plain" ? called : koffi.proto(
-    `tritonffi_stack_check_${n}_shifted`,
-    "uintptr_t",
-    params.toSpliced(REGISTER_ARGUMENTS, 0, "uintptr_t"),
-  );
+  const registered = layout === "plain"
+    ? called
+    : koffi.proto("uintptr_t", params.toSpliced(REGISTER_ARGUMENTS, 0, "uintptr_t"));
   let seen: number[] = [];
   const fn = (...args: never[]) => {
     seen = (args as unknown[]).map(Number);
@@ -62,19 +62,14 @@ function delivers(
 }
 
 /**
- * The stack-argument layout of this process's koffi callbacks (checked once).
+ * The stack-argument layout of `koffi`'s callbacks, found by calling one (each call checks anew).
  * @throws {Error} when neither layout delivers a callback's stack arguments intact.
  */
 export function stackArgumentLayout(koffi: KoffiCalls): StackArgumentLayout {
-  if (found) return found;
   const n = REGISTER_ARGUMENTS + 2;
-  const called = koffi.proto(
-    `tritonffi_stack_check_${n}`,
-    "uintptr_t",
-    new Array<string>(n).fill("uintptr_t"),
-  );
-  if (delivers(koffi, "plain", n, called)) return (found = "plain");
-  if (delivers(koffi, "shifted", n, called)) return (found = "shifted");
+  const called = koffi.proto("uintptr_t", new Array<string>(n).fill("uintptr_t"));
+  if (delivers(koffi, "plain", n, called)) return "plain";
+  if (delivers(koffi, "shifted", n, called)) return "shifted";
   throw new Error("koffi passes a callback's stack arguments (the 9th on) in an unknown layout");
 }
 
@@ -83,10 +78,12 @@ export function stackArgumentLayout(koffi: KoffiCalls): StackArgumentLayout {
  * receives what C passed: unchanged where koffi reads stack arguments right, or where all of them
  * fit in registers; otherwise with a dummy parameter in the slot koffi reads first, dropped before
  * `fn` is called.
+ * @param layout the layout of koffi's callbacks ({@link stackArgumentLayout}), asked only when
+ *   `params` go past the registers
  * @param params the callback's koffi parameter types (integer or pointer types only)
  */
 export function registeredForm(
-  koffi: KoffiCalls,
+  layout: () => StackArgumentLayout,
   params: string[],
   fn: (...args: never[]) => unknown,
 ): { params: string[]; fn: (...args: never[]) => unknown } {
@@ -94,7 +91,7 @@ export function registeredForm(
   if (params.some((p) => p === "double" || p === "float")) {
     throw new Error("a koffi callback with more than 8 arguments takes integers and pointers only");
   }
-  if (stackArgumentLayout(koffi) === "plain") return { params, fn };
+  if (layout() === "plain") return { params, fn };
   const shifted = [...params];
   shifted.splice(REGISTER_ARGUMENTS, 0, "uintptr_t");
   const dropped = (...args: never[]) => {

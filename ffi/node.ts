@@ -10,7 +10,12 @@
  */
 import { fixedArity } from "./arity.ts";
 import { encodeCString } from "./cstring_cache.ts";
-import { type KoffiCalls, registeredForm } from "./koffi_stack_arguments.ts";
+import {
+  type KoffiCalls,
+  registeredForm,
+  type StackArgumentLayout,
+  stackArgumentLayout,
+} from "./koffi_stack_arguments.ts";
 import type { FfiType, SymbolDef } from "./symbols.ts";
 import type { CallbackDef, FfiRuntime, OpenedLibrary, Ptr } from "./types.ts";
 
@@ -97,6 +102,9 @@ function num(p: Ptr): number {
 }
 
 let protoCount = 0;
+/** Where koffi's callbacks read stack arguments, found on the first callback that has any. */
+let stackLayout: StackArgumentLayout | undefined;
+const koffiStackLayout = () => (stackLayout ??= stackArgumentLayout(koffi));
 let libcLib: { memcpy: KoffiFn } | undefined;
 
 /** libc functions the adapter itself uses. */
@@ -182,7 +190,7 @@ export const nodeRuntime: FfiRuntime = {
 
   callback<D extends CallbackDef>(def: D, fn: (...args: never[]) => unknown): Ptr {
     // More than 8 arguments: as koffi reads them (ffi/koffi_stack_arguments.ts)
-    const form = registeredForm(koffi, def.parameters.map(koffiCallbackType), fn);
+    const form = registeredForm(koffiStackLayout, def.parameters.map(koffiCallbackType), fn);
     const proto = koffi.proto(
       `tritonffi_cb${protoCount++}`,
       koffiCallbackType(def.result),

@@ -33,7 +33,7 @@ test("a koffi callback of 10 arguments receives all ten", {
     "uintptr_t", // int64_t* actual_memory_type_id
   ];
   let seen: unknown[] = [];
-  const form = registeredForm(koffi, params, (...args: never[]) => {
+  const form = registeredForm(() => stackArgumentLayout(koffi), params, (...args: never[]) => {
     seen = args;
     return 0;
   });

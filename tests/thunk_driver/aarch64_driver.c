@@ -30,6 +30,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "aarch64_driver_support.h"
+
 #ifndef CAPACITY
 #define CAPACITY 16
 #endif
@@ -49,18 +51,6 @@
 
 static _Alignas(4096) unsigned char ring[SLOTS + CAPACITY * SLOT_SIZE];
 
-#define FAIL(...)                                  \
-  do {                                             \
-    printf("FAIL line %d: ", __LINE__);            \
-    printf(__VA_ARGS__);                           \
-    printf("\n");                                  \
-    fflush(stdout);                                \
-    exit(1);                                       \
-  } while (0)
-#define CHECK(cond, ...) \
-  do {                   \
-    if (!(cond)) FAIL(__VA_ARGS__); \
-  } while (0)
 
 /* ---- what the generated code calls ---- */
 static void* last_freed;
@@ -141,24 +131,6 @@ static void print_addresses(void) {
   printf("jsQuery %p\n", (void*)js_query);
   printf("jsBufferAttributes %p\n", (void*)js_buffer_attributes);
   fflush(stdout);
-}
-
-/* Places `path`'s bytes on a fresh anonymous mapping: written read+write, then read+execute. */
-static unsigned char* place(const char* path, size_t* size) {
-  FILE* f = fopen(path, "rb");
-  CHECK(f != NULL, "open %s: %s", path, strerror(errno));
-  static unsigned char buffer[1 << 16];
-  size_t n = fread(buffer, 1, sizeof buffer, f);
-  fclose(f);
-  CHECK(n > 0 && n < sizeof buffer, "%s: %zu bytes", path, n);
-  size_t length = (n + 4095) & ~(size_t)4095;
-  unsigned char* code =
-      mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  CHECK(code != MAP_FAILED, "mmap: %s", strerror(errno));
-  memcpy(code, buffer, n);
-  CHECK(mprotect(code, length, PROT_READ | PROT_EXEC) == 0, "mprotect: %s", strerror(errno));
-  *size = n;
-  return code;
 }
 
 typedef void (*push_fn)(void* object, uint32_t flags, void* userp);
@@ -343,8 +315,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < CAPACITY; i++) *u32_at(SLOTS + (size_t)i * SLOT_SIZE + SLOT_SEQ) = (uint32_t)i;
 
   size_t code_size, flush_size;
-  unsigned char* code = place(argv[2], &code_size);
-  unsigned char* flush = place(argv[3], &flush_size); /* fresh page: runs without a flush */
+  unsigned char* code = place_file(argv[2], &code_size);
+  unsigned char* flush = place_file(argv[3], &flush_size); /* fresh page: runs without a flush */
   ((flush_fn)flush)(code, code + code_size);
   long at[6];
   for (int i = 0; i < 6; i++) {

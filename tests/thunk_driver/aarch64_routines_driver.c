@@ -25,6 +25,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "aarch64_driver_support.h"
+
 #define REGION 0xff
 /* request_record.ts */
 #define R_SERVER 64
@@ -75,18 +77,6 @@
 #define P_STRING_COPY 96
 #define RECORD_BYTES 65536
 
-#define FAIL(...)                       \
-  do {                                  \
-    printf("FAIL line %d: ", __LINE__); \
-    printf(__VA_ARGS__);                \
-    printf("\n");                       \
-    fflush(stdout);                     \
-    exit(1);                            \
-  } while (0)
-#define CHECK(cond, ...)            \
-  do {                              \
-    if (!(cond)) FAIL(__VA_ARGS__); \
-  } while (0)
 
 /* ---- stand-ins: each records its arguments ---- */
 static uintptr_t args[10];
@@ -202,20 +192,7 @@ static void print_addresses(void) {
 static unsigned char* place(const char* dir, const char* name, size_t* size) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE* f = fopen(path, "rb");
-  CHECK(f != NULL, "open %s: %s", path, strerror(errno));
-  static unsigned char buffer[1 << 16];
-  size_t n = fread(buffer, 1, sizeof buffer, f);
-  fclose(f);
-  CHECK(n > 0 && n < sizeof buffer, "%s: %zu bytes", path, n);
-  size_t length = (n + 4095) & ~(size_t)4095;
-  unsigned char* code =
-      mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  CHECK(code != MAP_FAILED, "mmap: %s", strerror(errno));
-  memcpy(code, buffer, n);
-  CHECK(mprotect(code, length, PROT_READ | PROT_EXEC) == 0, "mprotect: %s", strerror(errno));
-  *size = n;
-  return code;
+  return place_file(path, size);
 }
 
 typedef void* (*alloc_fn)(void*, const char*, size_t, int, int64_t, void*, void**, void**, int*,

@@ -132,13 +132,14 @@ add_text(
   return err;
 }
 
+/* A UINT32 output of shape [1], or of shape [] with scalar. */
 static TRITONSERVER_Error*
-add_u32(TRITONSERVER_InferenceResponse* resp, const char* name, uint32_t value)
+add_u32(TRITONSERVER_InferenceResponse* resp, const char* name, uint32_t value, bool scalar)
 {
   const int64_t one = 1;
   void* buf = NULL;
   TRITONSERVER_Error* err = fc_response_output(
-      resp, name, TRITONSERVER_TYPE_UINT32, &one, 1, sizeof(value), &buf);
+      resp, name, TRITONSERVER_TYPE_UINT32, &one, scalar ? 0 : 1, sizeof(value), &buf);
   if (err == NULL) {
     memcpy(buf, &value, sizeof(value));
   }
@@ -296,10 +297,11 @@ tiny_llm_send(gen_job* job, const char* text, size_t len, uint32_t count, const 
     err = add_text(resp, "finish_reason", &one, 1, finish, strlen(finish));
   }
   if (err == NULL && job->want_input_count) {
-    err = add_u32(resp, "num_input_tokens", (uint32_t)job->input_words);
+    /* a 0-d array, as vLLM's backend sends it (np.asarray(count)) */
+    err = add_u32(resp, "num_input_tokens", (uint32_t)job->input_words, true);
   }
   if (err == NULL && job->want_output_count) {
-    err = add_u32(resp, "num_output_tokens", count);
+    err = add_u32(resp, "num_output_tokens", count, false);
   }
   if (err != NULL) {
     fc_response_destroy(resp); /* end the stream with the error */

@@ -24,7 +24,8 @@ Outputs, each only when asked for (and requested):
 - `text_output` BYTES [1]: the text of this response;
 - `finish_reason` BYTES [1] (`return_finish_reason`): "stop" or "length" on the last response,
   "None" on a streaming response before it, as vLLM's backend sends it;
-- `num_input_tokens` UINT32 [1] (`return_num_input_tokens`): the prompt's word count;
+- `num_input_tokens` UINT32 (`return_num_input_tokens`): the prompt's word count, a tensor of
+  shape [] (no dimension: vLLM's backend sends np.asarray(count), though its config says [1]);
 - `num_output_tokens` UINT32 [1] (`return_num_output_tokens`): the words this response carries
   (all of them when not streaming).
 
@@ -141,7 +142,7 @@ class Job:
             reason = str(finish).encode()
             tensors.append(pb_utils.Tensor("finish_reason", np.array([reason], dtype=np.object_)))
         if self.want_input_count:
-            n = np.array([len(self.words)], dtype=np.uint32)
+            n = np.asarray(len(self.words), dtype=np.uint32)
             tensors.append(pb_utils.Tensor("num_input_tokens", n))
         if self.want_output_count:
             n = np.array([count], dtype=np.uint32)

@@ -34,8 +34,10 @@ export interface CustomMapping {
    * `presence_penalty`, `frequency_penalty`, `response_format`, `tools`, `tool_choice`, or a
    * field of the caller's own (`delay_ms`). An input gets the value as a tensor of its data type
    * (an object, a list or a string into a BYTES input as its JSON text or the string; `stop` as
-   * one element per string); a request parameter gets a number as INT (integers) or DOUBLE,
-   * a string or boolean as it is, an object or list as its JSON text. A field the mapping does
+   * one element per string; an input of `max_tokens`, `temperature`, `top_p` or a penalty gets
+   * OpenAI's default, 16, 1, 1 or 0, where a request leaves the field out); a request parameter
+   * gets a number as INT (integers) or DOUBLE, a string or boolean as it is, an object or list as
+   * its JSON text. A field the mapping does
    * not name: `stop` is applied by the front end (which cuts the text at the first stop string
    * and cancels the request); `response_format` (other than `{"type": "text"}`), `tools` and
    * `tool_choice` are refused (400); `max_tokens`, `temperature`, `top_p`, `seed` and the

@@ -78,21 +78,25 @@ export function restrictionGuard(
 /**
  * Checks the restrictions and returns the check each call makes: given a category and the call's
  * headers, `undefined` to go on, or why not (`This API is restricted, expecting header '…'`).
+ * @param categories the categories a front end knows (default: the KServe ones,
+ *   {@link RestrictedCategory}).
  * @throws {TritonError} INVALID_ARG as {@link restrictionGuard}.
  */
-export function restrictionCheck(
-  apis: RestrictedApis | undefined,
-): (category: RestrictedCategory, header: (name: string) => string | null) => string | undefined {
-  const rules = new Map<RestrictedCategory, Restriction>();
+export function restrictionCheck<C extends string = RestrictedCategory>(
+  apis: Readonly<Partial<Record<C, Restriction>>> | undefined,
+  categories: readonly C[] = CATEGORIES as readonly string[] as readonly C[],
+): (category: C, header: (name: string) => string | null) => string | undefined {
+  const rules = new Map<C, Restriction>();
   if (apis !== undefined) {
     if (apis === null || typeof apis !== "object") {
       throw new TritonError("INVALID_ARG", "restrictedApis must be an object of category → rule");
     }
-    for (const [category, rule] of Object.entries(apis)) {
-      if (!CATEGORIES.includes(category as RestrictedCategory)) {
+    for (const [category, given] of Object.entries(apis)) {
+      const rule = given as Partial<Restriction> | null | undefined;
+      if (!categories.includes(category as C)) {
         throw new TritonError(
           "INVALID_ARG",
-          `unknown restricted API category '${category}' (one of ${CATEGORIES.join(", ")})`,
+          `unknown restricted API category '${category}' (one of ${categories.join(", ")})`,
         );
       }
       if (
@@ -104,7 +108,7 @@ export function restrictionCheck(
           `restrictedApis['${category}'] must be { header: string, value: string }`,
         );
       }
-      rules.set(category as RestrictedCategory, { header: rule.header, value: rule.value });
+      rules.set(category as C, { header: rule.header, value: rule.value as string });
     }
   }
   return (category, header) => {

@@ -39,6 +39,7 @@ import { repositoryAction, repositoryIndexJson } from "./repository.ts";
 import { settingsRoutes } from "./settings.ts";
 import { type TraceManager, traceOption, type TraceServeOptions } from "../trace_manager.ts";
 import { type RestrictedApis, type RestrictedCategory, restrictionGuard } from "../restricted.ts";
+import type { FetchHandler, ServedService, ServiceHooks } from "../../http/listen.ts";
 
 /** What the handler accepts and who may call what. */
 export interface KServeOptions {
@@ -84,31 +85,15 @@ export type Route = (
   handler: (c: Context) => Response | Promise<Response>,
 ) => void;
 
-/** A fetch-style handler. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+export type { FetchHandler };
 
-/** @internal What a runtime adapter needs beyond the handler. */
-export interface KServeService {
-  /** The handler. */
-  readonly fetch: FetchHandler;
-  /** Requests being served (a streamed response counts until its stream ends). */
-  readonly active: () => number;
-  /** Resolves when no request is being served. */
-  readonly idle: () => Promise<void>;
-  /** Ends the event streams still open, each with a last event giving `reason`; their requests
-   * are cancelled in Triton. */
-  readonly endStreams: (reason: unknown) => void;
+/** @internal What a runtime adapter needs beyond the handler, and the traces. */
+export interface KServeService extends ServedService {
   /** The trace settings and traces. */
   readonly traces: TraceManager;
   /** Closes the trace manager where the service made it (writing what is left); one given in
    * the options is its owner's to close. */
-  readonly closeTraces: () => Promise<void>;
-}
-
-/** @internal Hooks for the runtime adapter. */
-export interface KServeHooks {
-  /** Called when a response starts streaming (Bun lifts its idle timeout for it). */
-  readonly onStream?: (request: Request) => void;
+  readonly finish: () => Promise<void>;
 }
 
 /** 2 GiB − 1. */
@@ -175,7 +160,7 @@ export function kserveHandler(server: Server, options: KServeOptions = {}): Fetc
 export function kserveService(
   server: Server,
   options: KServeOptions = {},
-  hooks: KServeHooks = {},
+  hooks: ServiceHooks = {},
 ): KServeService {
   expectRecord(
     "the KServe options",
@@ -414,7 +399,7 @@ export function kserveService(
     fetch,
     active: () => calls.size,
     traces,
-    closeTraces: () => ownsTraces ? traces.close() : Promise.resolve(),
+    finish: () => ownsTraces ? traces.close() : Promise.resolve(),
     idle: () => calls.idle(),
     endStreams: (reason) => {
       for (const stream of open) stream.stop(reason);

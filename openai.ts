@@ -14,9 +14,13 @@
  * await using server = await new Server({ modelRepository: "./models" }).start();
  * await using openai = await serveOpenAI(server, {
  *   port: 0, // any free port (default 9000)
- *   models: { "my-llm": { model: "vllm_model", mapping: "vllm" } },
+ *   models: { "my-llm": { model: "tiny_llm", mapping: "vllm" } }, // a vLLM-backend model
  * });
- * console.log(`OpenAI API on ${openai.url}/v1`);
+ * const r = await fetch(`${openai.url}/v1/completions`, {
+ *   method: "POST",
+ *   body: JSON.stringify({ model: "my-llm", prompt: "Hello there", max_tokens: 8 }),
+ * });
+ * console.log((await r.json()).choices[0].text);
  * ```
  * @module
  */

@@ -44,6 +44,7 @@ const examples = [
   "mod.ts",
   "serve.ts",
   "grpc.ts",
+  "openai.ts",
   ...tsFiles("src"),
   ...tsFiles("ffi"),
 ].flatMap(examplesIn);
@@ -67,6 +68,7 @@ function writeExample(example: Example, index: number): string {
   const code = example.code
     .replaceAll('"tritonffi/serve"', entry("serve.ts"))
     .replaceAll('"tritonffi/grpc"', entry("grpc.ts"))
+    .replaceAll('"tritonffi/openai"', entry("openai.ts"))
     .replaceAll('"tritonffi"', entry("mod.ts"))
     .replaceAll('"./models"', JSON.stringify(MODEL_REPOSITORY));
   writeFileSync(path, `// ${example.at}\n${code}`);

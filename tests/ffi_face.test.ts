@@ -103,6 +103,9 @@ test("mod.ts loads no HTTP library; the front end is tritonffi/serve (serve.ts)"
   const fromServe = packagesReached("serve.ts");
   assert.ok(fromServe.has("hono"), [...fromServe.keys()].join(", "));
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  assert.deepEqual(Object.keys(pkg.exports), [".", "./serve", "./grpc"]);
+  assert.deepEqual(Object.keys(pkg.exports), [".", "./serve", "./grpc", "./openai"]);
   assert.ok(packagesReached("grpc.ts").has("@grpc/grpc-js"));
+  // Chat templates are the OpenAI front end's alone.
+  assert.ok(packagesReached("openai.ts").has("@huggingface/jinja"));
+  assert.ok(!fromServe.has("@huggingface/jinja"), [...fromServe.keys()].join(", "));
 });

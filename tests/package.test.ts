@@ -213,6 +213,7 @@ test(
         ".": { types: "./dist/mod.d.ts", default: "./dist/mod.js" },
         "./serve": { types: "./dist/serve.d.ts", default: "./dist/serve.js" },
         "./grpc": { types: "./dist/grpc.d.ts", default: "./dist/grpc.js" },
+        "./openai": { types: "./dist/openai.d.ts", default: "./dist/openai.js" },
       });
 
       // The quickstart as a user would write it: importing "tritonffi".
@@ -245,9 +246,24 @@ test(
           "",
         ].join("\n"),
       );
+      // The OpenAI front end, from its own entry.
+      writeFileSync(
+        join(app, "examples", "openai_check.ts"),
+        [
+          'import { Server } from "tritonffi";',
+          'import { serveOpenAI } from "tritonffi/openai";',
+          'await using server = await new Server({ modelRepository: "tests/models" }).start();',
+          "await using openai = await serveOpenAI(server, { port: 0 });",
+          "const r = await fetch(`${openai.url}/v1/models`);",
+          'console.log("openai models", r.status, (await r.json()).object);',
+          "",
+        ].join("\n"),
+      );
       for (const [runtime, cmd, args] of commands) {
         const served = run(cmd, [...args.slice(0, -1), "examples/serve_check.ts"], app, env);
         assert.match(served, /http ready 200/, `${runtime}: ${served}`);
+        const openai = run(cmd, [...args.slice(0, -1), "examples/openai_check.ts"], app, env);
+        assert.match(openai, /openai models 200 list/, `${runtime}: ${openai}`);
         const out = run(cmd, args, app, env).replace(/\s+/g, "");
         const sums = Array.from({ length: 16 }, (_, i) => i + 1).join(",");
         assert.ok(out.includes("serverlive=trueready=true"), `${runtime}: ${out}`);
@@ -255,7 +271,11 @@ test(
         assert.ok(out.includes("repeat_int32response2:OUT=30done"), `${runtime}: ${out}`);
       }
       // The declarations type-check a user's program.
-      run(bin("deno"), ["check", "examples/quickstart.ts", "examples/serve_check.ts"], app);
+      run(
+        bin("deno"),
+        ["check", "examples/quickstart.ts", "examples/serve_check.ts", "examples/openai_check.ts"],
+        app,
+      );
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -168,8 +168,9 @@ export function readPiece(
   let finishReason: string | undefined;
   const f = plan.finishReason === undefined ? undefined : outputs[plan.finishReason];
   if (f !== undefined && f.dtype === "BYTES") {
+    // vLLM's backend sends "None" on the responses before the last.
     const reason = f.strings()[0];
-    if (reason !== undefined && reason !== "") finishReason = reason;
+    if (reason !== undefined && reason !== "" && reason !== "None") finishReason = reason;
   }
   return {
     text,

@@ -419,6 +419,11 @@ function trtllmPlan(model: Model, tensors: ModelTensors): GenerationPlan {
     const name = names.find((n) => tensors.hasInput(n));
     if (name !== undefined) present.push([field, { input: name }]);
   }
+  const constants: Record<string, Tensor> = {};
+  // The tensorrt_llm model's own flag, where it takes it as an input: the text without the prompt.
+  if (tensors.hasInput("exclude_input_in_output")) {
+    constants.exclude_input_in_output = tensors.constant("exclude_input_in_output", true, "flag");
+  }
   const { sinks, defaults } = inputSinks(tensors, present);
   return {
     convention: "trtllm",
@@ -430,7 +435,7 @@ function trtllmPlan(model: Model, tensors: ModelTensors): GenerationPlan {
     sinks,
     defaults,
     extras: "parameter",
-    constants: {},
+    constants,
     promptTokens: undefined,
     completionTokens: undefined,
     finishReason: undefined,

@@ -184,8 +184,9 @@ function generation(
   const put = (name: ModelField, value: Json | undefined) => {
     if (value !== undefined) fields.set(name, value);
   };
-  const maxTokens = integerIn(field(body, maxTokensField), maxTokensField, 1, INT32_MAX) ??
-    integerIn(field(body, "max_tokens"), "max_tokens", 1, INT32_MAX);
+  // Both checked; max_completion_tokens (chat's newer name) wins where both are given.
+  const legacy = integerIn(field(body, "max_tokens"), "max_tokens", 1, INT32_MAX);
+  const maxTokens = integerIn(field(body, maxTokensField), maxTokensField, 1, INT32_MAX) ?? legacy;
   put("max_tokens", maxTokens);
   put("temperature", numberIn(field(body, "temperature"), "temperature", 0, 2));
   put("top_p", numberIn(field(body, "top_p"), "top_p", 0, 1));

@@ -470,6 +470,10 @@ const fc_executor* fc_executor_for(
 /* models_python.c: the python models imitated by name (any other name
  * gets a stand-in answering empty responses). */
 const fc_executor* fc_python_executor(const char* model_name);
+/* models_llm.c / models_embed.c: the word echo models of the OpenAI front end's tests by name
+ * (tiny_llm, tiny_trtllm, word_stream; tiny_embed), NULL for any other name. */
+const fc_executor* fc_llm_executor(const char* model_name);
+const fc_executor* fc_embed_executor(const char* model_name);
 
 typedef struct fc_thread_node {
   pthread_t tid;
@@ -790,6 +794,53 @@ void fc_trace_detach(TRITONSERVER_InferenceTrace* t, fc_factory* f);
 /* infer.c: record the execution statistics ('success' as the backend
  * reports it), then hand the request back through its release callback. */
 void fc_request_release(TRITONSERVER_InferenceRequest* r, bool success);
+
+/* ------------------------------------------------------------------ */
+/* word_echo.c: what the word echo models share (models_llm.c, models_embed.c) */
+/* ------------------------------------------------------------------ */
+/* Byte strings, each with its length (they may hold NUL bytes). */
+typedef struct {
+  char** items; /* each malloc'd, NUL-terminated after its length */
+  size_t* lens;
+  size_t n;
+  size_t cap;
+} fc_texts;
+
+void fc_texts_push(fc_texts* t, const char* s, size_t len);
+void fc_texts_free(fc_texts* t);
+bool fc_texts_has(const fc_texts* t, const char* s, size_t len);
+/* Appends the words of s: runs of ASCII whitespace separate them, as Python's bytes.split(). */
+void fc_split_words(const char* s, size_t len, fc_texts* out);
+/* Appends the elements of a BYTES input (copied to host memory). */
+TRITONSERVER_Error* fc_input_texts(const fc_input* in, fc_texts* out);
+/* Adds a BYTES output holding t's elements, of the given shape. */
+TRITONSERVER_Error* fc_output_texts(
+    TRITONSERVER_InferenceResponse* resp, const char* name, const int64_t* shape, size_t ndims,
+    const fc_texts* t);
+/* Copies the first element of a fixed-size input to dst (elem bytes); false when it has none. */
+bool fc_input_first(const fc_input* in, void* dst, size_t elem);
+
+/* A request's settings as the Python models read them: a JSON object (json.loads of an input) or
+ * the request's parameters (request.parameters()). */
+typedef struct {
+  fc_node* json;           /* owned; NULL for the request's parameters */
+  const fc_params* params; /* borrowed */
+} fc_settings;
+
+/* Reads text as a JSON object; false where Python's json.loads would fail or give no object. A
+ * JSON array and a key given twice both read as a list (the tree's repeated fields). */
+bool fc_settings_from_json(fc_settings* s, const char* text, size_t len);
+void fc_settings_from_params(fc_settings* s, const fc_params* p);
+void fc_settings_free(fc_settings* s);
+/* `key` as an integer >= least (an integral number or a string of digits), `def` when absent;
+ * else INVALID_ARG "<model>: <key> must be an integer" / "... must be at least <least>". */
+TRITONSERVER_Error* fc_settings_int(
+    const fc_settings* s, const char* model, const char* key, int64_t def, int64_t least,
+    int64_t* out);
+/* Appends `key`, a string (or, with allow_list, a list of strings) to out; nothing when absent;
+ * else INVALID_ARG "<model>: <key> must be a string[ or a list of strings]". */
+TRITONSERVER_Error* fc_settings_strings(
+    const fc_settings* s, const char* model, const char* key, bool allow_list, fc_texts* out);
 
 /* ------------------------------------------------------------------ */
 /* labels.c                                                            */

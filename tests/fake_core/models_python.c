@@ -2,6 +2,9 @@
  *   add_sub       OUTPUT0 = INPUT0 + INPUT1, OUTPUT1 = INPUT0 - INPUT1
  *   error_model   every request answers an INTERNAL error
  *   sleep_stream  decoupled: COUNT responses, DELAY_MS apart, then FINAL
+ *   tiny_llm, tiny_trtllm, word_stream, tiny_embed
+ *                 the word echo and embedding models of the OpenAI front
+ *                 end's tests (models_llm.c, models_embed.c)
  *   any other     a model.py the fake cannot run: one response without
  *                 outputs per request
  * Each imitates the model.py of the same name in tests/models run by the
@@ -278,5 +281,9 @@ fc_python_executor(const char* model_name)
   if (strcmp(model_name, "sleep_stream") == 0) {
     return &k_sleep_stream;
   }
-  return &k_generic;
+  const fc_executor* ex = fc_llm_executor(model_name);
+  if (ex == NULL) {
+    ex = fc_embed_executor(model_name);
+  }
+  return ex != NULL ? ex : &k_generic;
 }

@@ -202,7 +202,7 @@ const cases: fc.Arbitrary<Case> = fc.tuple(
       case 7:
         return {
           endpoint,
-          body: JSON.stringify([body, 1, "x", null][pick % 4]),
+          body: JSON.stringify([[body], 1, "x", null][pick % 4]),
           expect: 400,
           why: "JSON that is no object",
         };

@@ -391,7 +391,8 @@ function inputSinks(
       tensors.fail(`parameters['${field}'] must be { input } or { parameter }`);
     }
     if ("input" in target) {
-      const slot = tensors.input(target.input, `'${field}'`, FIELD_TYPES[field] ?? ANY_TYPE);
+      const types = Object.hasOwn(FIELD_TYPES, field) ? FIELD_TYPES[field] : ANY_TYPE;
+      const slot = tensors.input(target.input, `'${field}'`, types);
       sinks.set(field, { kind: "input", slot });
       fieldOf.set(slot.name, field);
       if (Object.hasOwn(OPENAI_DEFAULTS, field)) defaults.set(field, OPENAI_DEFAULTS[field]);
@@ -538,15 +539,17 @@ export function generationPlan(
   spec: OpenAIGenerationModel,
 ): GenerationPlan {
   const model = server.model(spec.model ?? openaiName, spec.version ?? -1);
-  const tensors = new ModelTensors(describeModel(openaiName, model), configOf(openaiName, model));
   const mapping = spec.mapping;
-  if (mapping === "vllm") return vllmPlan(model, tensors);
-  if (mapping === "trtllm") return trtllmPlan(model, tensors);
-  if (!isObject(mapping)) {
-    tensors.fail(
-      `mapping must be "vllm", "trtllm" or a custom mapping, not ${JSON.stringify(mapping)}`,
+  if (mapping !== "vllm" && mapping !== "trtllm" && !isObject(mapping)) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `${describeModel(openaiName, model)}: mapping must be "vllm", "trtllm" or a custom ` +
+        `mapping, not ${JSON.stringify(mapping)}`,
     );
   }
+  const tensors = new ModelTensors(describeModel(openaiName, model), configOf(openaiName, model));
+  if (mapping === "vllm") return vllmPlan(model, tensors);
+  if (mapping === "trtllm") return trtllmPlan(model, tensors);
   return customPlan(model, tensors, mapping);
 }
 

@@ -199,7 +199,7 @@ function generation(
   const extras = new Map<string, Json>();
   for (const [key, value] of Object.entries(body)) {
     if (value === null || known.has(key) || IGNORED.has(key)) continue;
-    const accepts = UNSUPPORTED[key];
+    const accepts = Object.hasOwn(UNSUPPORTED, key) ? UNSUPPORTED[key] : undefined;
     if (accepts !== undefined) {
       if (!accepts(value)) {
         badRequest(

@@ -188,13 +188,17 @@ export function openaiService(
     }
     return served as Extract<ServedModel, { kind: K }>;
   };
-  const streamed = (request: Request, answer: Answer): Response => {
+  /** Lifts the runtime's idle timeout for a call that streams (the first chunk may be long in
+   * coming, and chunks far apart). */
+  const streaming = (request: Request, stream: boolean) => {
+    if (stream) hooks.onStream?.(request);
+  };
+  const streamed = (answer: Answer): Response => {
     const { response, stream } = answer;
     if (stream) {
       streams.set(response, stream);
       open.add(stream);
       stream.ended.then(() => open.delete(stream));
-      hooks.onStream?.(request);
     }
     return response;
   };
@@ -217,12 +221,14 @@ export function openaiService(
   route("POST", ["/v1/completions"], "inference", async (c) => {
     const request = completionRequest(await readJson(c.req.raw, limit), maxChoices);
     const target = modelFor(request.model, "generation");
-    return streamed(c.req.raw, await completion(target, request, c.req.raw.signal));
+    streaming(c.req.raw, request.stream);
+    return streamed(await completion(target, request, c.req.raw.signal));
   });
   route("POST", ["/v1/chat/completions"], "inference", async (c) => {
     const request = chatRequest(await readJson(c.req.raw, limit), maxChoices);
     const target = modelFor(request.model, "generation");
-    return streamed(c.req.raw, await chat(target, request, c.req.raw.signal));
+    streaming(c.req.raw, request.stream);
+    return streamed(await chat(target, request, c.req.raw.signal));
   });
   route("POST", ["/v1/embeddings"], "inference", async (c) => {
     const request = embeddingRequest(await readJson(c.req.raw, limit));

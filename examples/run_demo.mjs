@@ -3,8 +3,9 @@
 // and uses the project's fake core, and says which it used.
 // Set DEMO_RUNTIME=bun or DEMO_RUNTIME=node to run it on another runtime. Every runtime is the
 // one npm installed under node_modules/.bin. An argument names another example to run the same
-// way (`npm run serve` runs examples/serve.ts); the arguments after it are the example's own
-// (`npm run example:ocr -- image.png`). Plain Node ESM (`deno task demo` runs it on Deno).
+// way (`npm run serve` runs examples/serve.ts, `npm run serve:openai` examples/openai.ts); the
+// arguments after it are the example's own (`npm run example:ocr -- image.png`). Plain Node ESM
+// (`deno task demo` runs it on Deno).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import os from "node:os";
@@ -33,8 +34,8 @@ if (env.TRITONSERVER_LIB) {
   env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
 }
 const script = process.argv[2] ?? "examples/quickstart.ts";
-// examples/serve.ts listens (and wants Deno's request.signal to abort only when a client leaves).
-const listens = script.endsWith("serve.ts");
+// The serving examples listen (and want Deno's request.signal to abort only when a client leaves).
+const listens = ["examples/serve.ts", "examples/openai.ts"].some((s) => script.endsWith(s));
 const [cmd, args] = runtimeCommand(root, env.DEMO_RUNTIME ?? "deno", script, {
   deno: listens ? ["--allow-net", "--unstable-no-legacy-abort"] : [],
 });

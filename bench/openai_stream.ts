@@ -1,0 +1,149 @@
+/**
+ * OpenAI streaming against KServe's generate_stream (not a test): one `Server` serving tiny_llm
+ * (tests/models, vLLM's convention) through `serveOpenAI()` and `serve()` on loopback, both
+ * loaded the same way by `bench/sse_client.mjs` (N keep-alive clients in a separate Node process,
+ * each opening streams of M tokens back to back for a bounded time, every event parsed and its
+ * tokens counted). The routes alternate within each round, and which goes first alternates from
+ * round to round. Prints one JSON line per run: route, concurrency, round, and the client's
+ * figures (tokens/s, streams/s, first-token and whole-stream latency).
+ *
+ * Run it with `npm run bench:openai` (bench/run_openai.mjs), or directly on one runtime with
+ * `TRITONSERVER_LIB` set. Environment: `BENCH_SECONDS` (per run, default 3), `BENCH_CONCURRENCY`
+ * (streams at once, default "1,16"), `BENCH_TOKENS` (tokens per stream, default 64),
+ * `BENCH_ROUNDS` (default 5), `BENCH_ROUTES` (default "generate_stream,completions,chat").
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import process from "node:process";
+import { Server } from "../mod.ts";
+import { serve } from "../serve.ts";
+import { serveOpenAI } from "../openai.ts";
+import { runtimeName } from "../ffi/mod.ts";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,16").split(",").map(Number);
+const tokens = Number(process.env.BENCH_TOKENS ?? 64);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const only = (process.env.BENCH_ROUTES ?? "generate_stream,completions,chat").split(",");
+const node = process.env.BENCH_NODE ?? "node";
+const client = decodeURIComponent(new URL("./sse_client.mjs", import.meta.url).pathname);
+const repository = decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
+
+const server = await new Server({
+  modelRepository: repository,
+  modelControlMode: "explicit",
+  startupModels: ["tiny_llm"],
+  log: { info: false, warn: false },
+}).start();
+const kserve = await serve(server, { port: 0 });
+const openai = await serveOpenAI(server, { port: 0, models: { tiny_llm: { mapping: "vllm" } } });
+
+// The prompt's words are the tokens tiny_llm sends back, one per response: `tokens` of them, and
+// max_tokens says the same, so every route streams exactly `tokens` tokens.
+const prompt = Array.from({ length: tokens }, (_, i) => `w${i}`).join(" ");
+
+interface Route {
+  readonly name: string;
+  readonly port: number;
+  readonly path: string;
+  readonly body: unknown;
+  /** The stream ends with `data: [DONE]`. */
+  readonly done: boolean;
+  /** Tokens each stream carries. */
+  readonly tokens: number;
+}
+const routes: Route[] = [
+  {
+    name: "generate_stream",
+    port: kserve.port,
+    path: "/v2/models/tiny_llm/generate_stream",
+    body: {
+      text_input: prompt,
+      stream: true,
+      exclude_input_in_output: true,
+      sampling_parameters: JSON.stringify({ max_tokens: tokens }),
+    },
+    done: false,
+    tokens,
+  },
+  {
+    name: "completions",
+    port: openai.port,
+    path: "/v1/completions",
+    body: { model: "tiny_llm", prompt, max_tokens: tokens, stream: true },
+    done: true,
+    tokens,
+  },
+  {
+    // The chat template puts `<|user|>` before the prompt's words: max_tokens cuts the stream
+    // at the same count.
+    name: "chat",
+    port: openai.port,
+    path: "/v1/chat/completions",
+    body: {
+      model: "tiny_llm",
+      messages: [{ role: "user", content: prompt }],
+      max_tokens: tokens,
+      stream: true,
+    },
+    done: true,
+    tokens,
+  },
+].filter((r) => only.includes(r.name));
+
+interface ClientResult {
+  streams: number;
+  tokens: number;
+  errors: number;
+  tokensPerSecond: number;
+  firstError?: string;
+}
+
+/** Runs the load generator on `route`; the servers keep serving meanwhile. */
+function load(route: Route, concurrency: number): Promise<ClientResult> {
+  const spec = {
+    port: route.port,
+    path: route.path,
+    body: JSON.stringify(route.body),
+    concurrency,
+    seconds,
+    warmup: 20,
+    tokens: route.tokens,
+    done: route.done,
+  };
+  return new Promise<ClientResult>((resolve, reject) => {
+    const child = spawn(node, [client, JSON.stringify(spec)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`load generator exited ${code}`));
+      else resolve(JSON.parse(out));
+    });
+  });
+}
+
+for (const concurrency of concurrencies) {
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? routes : [...routes].reverse();
+    for (const route of order) {
+      const result = await load(route, concurrency);
+      console.log(JSON.stringify({
+        runtime: runtimeName(),
+        route: route.name,
+        concurrency,
+        tokensPerStream: tokens,
+        round,
+        seconds,
+        client: result,
+        inflightAfter: server.inflight,
+      }));
+    }
+  }
+}
+await openai.close();
+await kserve.close();
+await server.stop();

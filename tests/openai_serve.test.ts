@@ -307,6 +307,44 @@ describe("chat completions", () => {
         response_format: { type: "text" },
       }),
     );
+    // The same rule on /v1/completions: not passed on silently.
+    const refused = await assertOpenAIError(
+      await completions({
+        model: "tiny_llm",
+        prompt: "a",
+        response_format: { type: "json_object" },
+      }),
+      400,
+      "response_format",
+    );
+    assert.equal(refused.code, "unsupported_parameter");
+    await assertOpenAIError(
+      await completions({ model: "tiny_llm", prompt: "a", tools }),
+      400,
+      "tools",
+    );
+  });
+
+  test("a body that is no JSON object, or an empty prompt list: 400 without a Triton code", async () => {
+    const bad = await assertOpenAIError(
+      await fetch(`${s.url}/v1/completions`, { method: "POST", body: "{bad json" }),
+      400,
+      null,
+    );
+    assert.equal(bad.code, null);
+    assert.match(bad.message as string, /failed to parse the request JSON/);
+    const array = await assertOpenAIError(
+      await fetch(`${s.url}/v1/completions`, { method: "POST", body: "[]" }),
+      400,
+      null,
+    );
+    assert.equal(array.code, null);
+    const empty = await assertOpenAIError(
+      await completions({ model: "tiny_llm", prompt: [] }),
+      400,
+      "prompt",
+    );
+    assert.match(empty.message as string, /not an empty array$/);
   });
 });
 

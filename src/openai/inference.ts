@@ -75,8 +75,8 @@ export function checkFields(plan: GenerationPlan, request: GenerationRequest): b
       if (plan.sinks.has(field)) continue;
       if (typeof value === "object") {
         badRequest(
-          `'${field}' is a field OpenAI does not define here; as the request parameter it goes as, ` +
-            "it must be a string, number or boolean",
+          `'${field}' is not an OpenAI field of this request, so it goes to the model as a ` +
+            `request parameter named '${field}', which must be a string, number or boolean`,
           field,
         );
       }

@@ -228,14 +228,14 @@ const COMMON = [
   "presence_penalty",
   "frequency_penalty",
 ];
-const COMPLETION_FIELDS = new Set([...COMMON, "prompt", "echo"]);
+/** Fields that go to the model only where its mapping carries them, on both endpoints. */
+const FORMAT_FIELDS = ["response_format", "tools", "tool_choice"];
+const COMPLETION_FIELDS = new Set([...COMMON, ...FORMAT_FIELDS, "prompt", "echo"]);
 const CHAT_FIELDS = new Set([
   ...COMMON,
   "messages",
   "max_completion_tokens",
-  "response_format",
-  "tools",
-  "tool_choice",
+  ...FORMAT_FIELDS,
 ]);
 
 /**
@@ -259,7 +259,9 @@ export function completionRequest(body: JsonRecord, maxChoices: number): Complet
     badRequest("'prompt' as token ids is not supported: give the prompt as text", "prompt");
   } else {
     badRequest(
-      `'prompt' must be a string or a non-empty list of strings, not ${describe(prompt)}`,
+      `'prompt' must be a string or a non-empty list of strings, not ${
+        Array.isArray(prompt) && prompt.length === 0 ? "an empty array" : describe(prompt)
+      }`,
       "prompt",
     );
   }
@@ -272,7 +274,9 @@ export function completionRequest(body: JsonRecord, maxChoices: number): Complet
     );
   }
   const echo = flag(field(body, "echo"), "echo") ?? false;
-  return { ...base, prompts, echo };
+  const fields = new Map(base.fields);
+  formatAndTools(body, fields);
+  return { ...base, fields, prompts, echo };
 }
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
@@ -346,14 +350,12 @@ function chatMessages(value: Json | undefined): ChatMessage[] {
 const FORMATS = new Set(["text", "json_object", "json_schema"]);
 
 /**
- * A `POST /v1/chat/completions` body.
- * @param maxChoices the most choices (`n`) one request may ask for.
+ * `response_format`, `tools` and `tool_choice`, checked and added to `fields` (the same on
+ * completions and chat: each goes to the model only where its mapping carries it).
+ * @returns the tools, when any were given.
  * @throws {OpenAIError} 400 naming the field at fault.
  */
-export function chatRequest(body: JsonRecord, maxChoices: number): ChatRequest {
-  const base = generation(body, CHAT_FIELDS, maxChoices, "max_completion_tokens");
-  const messages = chatMessages(field(body, "messages"));
-  const fields = new Map(base.fields);
+function formatAndTools(body: JsonRecord, fields: Map<ModelField, Json>): Json[] | undefined {
   const format = object(field(body, "response_format"), "response_format");
   if (format !== undefined) {
     if (typeof format.type !== "string" || !FORMATS.has(format.type)) {
@@ -392,11 +394,24 @@ export function chatRequest(body: JsonRecord, maxChoices: number): ChatRequest {
     } else object(choice, "tool_choice");
     if (choice !== "none") fields.set("tool_choice", choice);
   }
+  return tools === undefined || tools.length === 0 ? undefined : tools;
+}
+
+/**
+ * A `POST /v1/chat/completions` body.
+ * @param maxChoices the most choices (`n`) one request may ask for.
+ * @throws {OpenAIError} 400 naming the field at fault.
+ */
+export function chatRequest(body: JsonRecord, maxChoices: number): ChatRequest {
+  const base = generation(body, CHAT_FIELDS, maxChoices, "max_completion_tokens");
+  const messages = chatMessages(field(body, "messages"));
+  const fields = new Map(base.fields);
+  const tools = formatAndTools(body, fields);
   return {
     ...base,
     fields,
     messages,
-    tools: tools === undefined || tools.length === 0 ? undefined : tools.map(plain),
+    tools: tools?.map(plain),
   };
 }
 
@@ -418,7 +433,9 @@ export function embeddingRequest(body: JsonRecord): EmbeddingRequest {
     badRequest("'input' as token ids is not supported: give the input as text", "input");
   } else {
     badRequest(
-      `'input' must be a string or a non-empty list of strings, not ${describe(input)}`,
+      `'input' must be a string or a non-empty list of strings, not ${
+        Array.isArray(input) && input.length === 0 ? "an empty array" : describe(input)
+      }`,
       "input",
     );
   }

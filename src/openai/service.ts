@@ -115,7 +115,15 @@ const JSON_TYPE = { "content-type": "application/json" };
 async function readJson(request: Request, limit: SizeLimit): Promise<JsonRecord> {
   const bytes = await readBody(request, limit);
   if (bytes.byteLength === 0) throw new OpenAIError(400, "the request body is empty");
-  const body = record(parseJson(bytes, "request"), "the request body");
+  let body: JsonRecord;
+  try {
+    body = record(parseJson(bytes, "request"), "the request body");
+  } catch (e) {
+    // The caller's mistake, said in OpenAI's terms: a 400 without a Triton code name (those
+    // are kept for the model's own errors).
+    if (e instanceof TritonError) throw new OpenAIError(400, e.message);
+    throw e;
+  }
   checkDepth(body);
   return body;
 }

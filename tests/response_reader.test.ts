@@ -207,7 +207,14 @@ test("small outputs view pooled buffers through their offsets; copy() has a buff
     const r = kept!;
     const a = r.outputs.OUTPUT0.data as Int32Array;
     const b = r.outputs.OUTPUT2.data as Int32Array;
-    assert.equal(a.buffer, b.buffer, "small copies share a slab");
+    // Small copies share slabs: this response's few hundred bytes of outputs lie in one slab, or
+    // two where they reached the end of one (the pool is the process's, so earlier tests decide
+    // how full it is).
+    const slabs = new Set(
+      Object.values(r.outputs).flatMap((o) => ArrayBuffer.isView(o.data) ? [o.data.buffer] : []),
+    );
+    assert.ok(slabs.size <= 2, `${slabs.size} slabs for one response's small outputs`);
+    assert.equal(b.buffer.byteLength, a.buffer.byteLength, "both in slabs of one size");
     assert.ok(a.buffer.byteLength > a.byteLength);
     assert.equal(a.byteOffset % 8, 0);
     assert.deepEqual(Array.from(new Int32Array(a.buffer, a.byteOffset, a.length)), [1, 2, 3]);

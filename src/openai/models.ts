@@ -10,15 +10,13 @@ import { TritonError } from "../errors.ts";
 import type { Server } from "../server.ts";
 import { chatTemplateOf } from "./chat_template.ts";
 import type { GenerationTarget } from "./completions.ts";
-import {
-  conventionOf,
-  type EmbeddingPlan,
-  embeddingPlan,
-  generationPlan,
-  type OpenAIEmbeddingModel,
-  type OpenAIGenerationModel,
-  type OpenAIModel,
+import type {
+  EmbeddingPlan,
+  OpenAIEmbeddingModel,
+  OpenAIGenerationModel,
+  OpenAIModel,
 } from "./mapping.ts";
+import { conventionOf, embeddingPlan, generationPlan } from "./plans.ts";
 
 /** A served model. */
 export type ServedModel =

@@ -10,7 +10,8 @@
  * Run it with `npm run bench:openai` (bench/run_openai.mjs), or directly on one runtime with
  * `TRITONSERVER_LIB` set. Environment: `BENCH_SECONDS` (per run, default 3), `BENCH_CONCURRENCY`
  * (streams at once, default "1,16"), `BENCH_TOKENS` (tokens per stream, default 64),
- * `BENCH_ROUNDS` (default 5), `BENCH_ROUTES` (default "generate_stream,completions,chat").
+ * `BENCH_ROUNDS` (default 5), `BENCH_ROUTES` (the routes to run, by name, default all:
+ * "generate_stream,generate_stream+counts,completions,completions-text,chat").
  *
  * @module
  */
@@ -25,7 +26,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,16").split(",").map(Number);
 const tokens = Number(process.env.BENCH_TOKENS ?? 64);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
-const only = (process.env.BENCH_ROUTES ?? "generate_stream,completions,chat").split(",");
+const only = process.env.BENCH_ROUTES?.split(",");
 const node = process.env.BENCH_NODE ?? "node";
 const client = decodeURIComponent(new URL("./sse_client.mjs", import.meta.url).pathname);
 const repository = decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
@@ -37,7 +38,24 @@ const server = await new Server({
   log: { info: false, warn: false },
 }).start();
 const kserve = await serve(server, { port: 0 });
-const openai = await serveOpenAI(server, { port: 0, models: { tiny_llm: { mapping: "vllm" } } });
+const openai = await serveOpenAI(server, {
+  port: 0,
+  models: {
+    tiny_llm: { mapping: "vllm" },
+    // The same model through a custom mapping that asks it for no more than generate_stream does
+    // (the text alone; max_tokens as a request parameter, which tiny_llm reads without
+    // sampling_parameters): what is left between the two routes is the front ends' own work.
+    tiny_llm_text: {
+      model: "tiny_llm",
+      mapping: {
+        prompt: "text_input",
+        text: "text_output",
+        stream: "stream",
+        parameters: { max_tokens: { parameter: "max_tokens" } },
+      },
+    },
+  },
+});
 
 // The prompt's words are the tokens tiny_llm sends back, one per response: `tokens` of them, and
 // max_tokens says the same, so every route streams exactly `tokens` tokens.
@@ -68,10 +86,36 @@ const routes: Route[] = [
     tokens,
   },
   {
+    // generate_stream asking for what the vLLM mapping asks the model for: the counts and the
+    // finish reason with every response (four outputs instead of one).
+    name: "generate_stream+counts",
+    port: kserve.port,
+    path: "/v2/models/tiny_llm/generate_stream",
+    body: {
+      text_input: prompt,
+      stream: true,
+      exclude_input_in_output: true,
+      return_finish_reason: true,
+      return_num_input_tokens: true,
+      return_num_output_tokens: true,
+      sampling_parameters: JSON.stringify({ max_tokens: tokens }),
+    },
+    done: false,
+    tokens,
+  },
+  {
     name: "completions",
     port: openai.port,
     path: "/v1/completions",
     body: { model: "tiny_llm", prompt, max_tokens: tokens, stream: true },
+    done: true,
+    tokens,
+  },
+  {
+    name: "completions-text",
+    port: openai.port,
+    path: "/v1/completions",
+    body: { model: "tiny_llm_text", prompt, max_tokens: tokens, stream: true },
     done: true,
     tokens,
   },
@@ -90,7 +134,7 @@ const routes: Route[] = [
     done: true,
     tokens,
   },
-].filter((r) => only.includes(r.name));
+].filter((r) => only === undefined || only.includes(r.name));
 
 interface ClientResult {
   streams: number;

@@ -7,8 +7,9 @@
  * (embeddings). Every text, finish reason, count and vector is computed here from the prompt, as
  * the models define them, and compared exactly: completions and chat, streaming and not, `n`,
  * `stop`, `max_tokens` and `max_completion_tokens`, `stream_options.include_usage`, embeddings as
- * floats and base64, errors as the client's APIError subclasses, and a stream aborted mid-way
- * cancelling its request in Triton.
+ * floats and base64, `data: [DONE]` on the wire, errors as the client's APIError subclasses (as the
+ * answer, and as a stream's last event when the service closes under it), and a stream aborted
+ * mid-way cancelling its request in Triton.
  *
  * @module
  */
@@ -338,7 +339,21 @@ describe("chat completions", () => {
 
   test("streaming: the role first, one delta per word, the finish reason, usage, [DONE]", async () => {
     const expected = echo(prompt, 4);
-    const stream = await client.chat.completions.create({
+    // A client whose fetch keeps a copy of the bytes it reads: the client itself stops at
+    // `data: [DONE]` without saying whether it came.
+    const bodies: Promise<string>[] = [];
+    const recording = new OpenAI({
+      baseURL: `${service.url}/v1`,
+      apiKey: "unused",
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const [mine, theirs] = response.body!.tee();
+        bodies.push(new Response(mine).text());
+        return new Response(theirs, { status: response.status, headers: response.headers });
+      },
+    });
+    const stream = await recording.chat.completions.create({
       model: "tiny_llm",
       messages,
       max_completion_tokens: 4,
@@ -362,6 +377,10 @@ describe("chat completions", () => {
       total_tokens: expected.promptTokens + 4,
     });
     assert.equal(new Set(all.map((c) => c.id)).size, 1);
+    // On the wire: one event per chunk the client gave, then [DONE], and nothing after it.
+    const events = (await bodies[0]).split("\n\n");
+    assert.deepEqual(events.slice(-2), ["data: [DONE]", ""]);
+    assert.equal(events.length, all.length + 2);
     await settled();
   });
 
@@ -571,6 +590,44 @@ describe("errors are the client's APIError subclasses", () => {
       BadRequestError,
       { status: 400, type: "invalid_request_error", param: "tools", message: /tools/ },
     );
+    await settled();
+  });
+});
+
+describe("an error after the stream started", () => {
+  test("closing the service mid-stream: the client throws an APIError with its message", async () => {
+    // A service of its own, closed while a 4 s stream (40 words, 100 ms apart) is being read.
+    const closing = await serveOpenAI(server, {
+      port: 0,
+      models: { word_stream: MODELS.word_stream },
+    });
+    const own = new OpenAI({ baseURL: `${closing.url}/v1`, apiKey: "unused", maxRetries: 0 });
+    const long = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
+    const stream = await own.completions.create(
+      { model: "word_stream", prompt: long, max_tokens: 40, stream: true, delay_ms: 100 } as
+        & OpenAI.CompletionCreateParamsStreaming
+        & { delay_ms: number },
+    );
+    const seen: string[] = [];
+    let closed: Promise<void> | undefined;
+    await assert.rejects(
+      (async () => {
+        for await (const c of stream) {
+          seen.push(...c.choices.map((ch) => ch.text));
+          closed ??= closing.close({ timeoutMs: 50 });
+        }
+      })(),
+      (e: unknown) => {
+        // The error event (OpenAI's shape) comes on a 200 stream: no status of its own.
+        assert.ok(e instanceof APIError, String(e));
+        assert.equal(e.status, undefined);
+        assert.equal(e.type, "server_error");
+        assert.match(e.message, /closing/);
+        return true;
+      },
+    );
+    assert.deepEqual(seen, [" w0"]);
+    await closed;
     await settled();
   });
 });

@@ -202,3 +202,29 @@ test("without models: the ready models that follow vLLM's or TensorRT-LLM's conv
   );
   assert.equal((await r.json()).choices[0].text, " a b");
 });
+
+test("vllm: the token counts are asked for only when the call reports usage", async () => {
+  const { generationPlan } = await import("../src/openai/plans.ts");
+  const { inferRequest } = await import("../src/openai/inference.ts");
+  const { completionRequest } = await import("../src/openai/request.ts");
+  const plan = generationPlan(server, "tiny_llm", { mapping: "vllm" });
+  const inputsOf = (body: Record<string, unknown>) => {
+    const request = completionRequest({ model: "tiny_llm", prompt: "a b", ...body } as never, 8);
+    return Object.keys(inferRequest(plan, "a b", request, new AbortController().signal).inputs)
+      .sort();
+  };
+  const always = [
+    "exclude_input_in_output",
+    "return_finish_reason",
+    "sampling_parameters",
+    "stream",
+    "text_input",
+  ];
+  const counts = ["return_num_input_tokens", "return_num_output_tokens"];
+  assert.deepEqual(inputsOf({}), [...always, ...counts].sort(), "not streaming: usage is reported");
+  assert.deepEqual(inputsOf({ stream: true }), always, "streaming without include_usage");
+  assert.deepEqual(
+    inputsOf({ stream: true, stream_options: { include_usage: true } }),
+    [...always, ...counts].sort(),
+  );
+});

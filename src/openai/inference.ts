@@ -100,6 +100,7 @@ export function inferRequest(
 ): InferRequest {
   // No prototype: a field named `__proto__` is a key like any other.
   const inputs: Record<string, Tensor> = Object.assign(Object.create(null), plan.constants);
+  if (!request.stream || request.includeUsage) Object.assign(inputs, plan.usageConstants);
   const parameters: Record<string, RequestParameterValue> = Object.create(null);
   const sampling: Record<string, Json> = Object.create(null);
   inputs[plan.prompt.name] = inputTensor(plan.prompt, [prompt], null);

@@ -131,6 +131,10 @@ export interface GenerationPlan {
   readonly extras: "sampling" | "parameter";
   /** Inputs sent with every request. */
   readonly constants: Readonly<Record<string, Tensor>>;
+  /** Inputs that ask the model for its token counts, sent only when the call reports usage (it
+   * does not stream, or asks for `stream_options.include_usage`): each count is an output more
+   * per response. Empty where the counts also decide the finish reason. */
+  readonly usageConstants: Readonly<Record<string, Tensor>>;
   readonly promptTokens: string | undefined;
   readonly completionTokens: string | undefined;
   readonly finishReason: string | undefined;

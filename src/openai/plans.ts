@@ -65,19 +65,22 @@ function vllmPlan(model: Model, tensors: ModelTensors): GenerationPlan {
   if (tensors.hasInput("exclude_input_in_output")) {
     constants.exclude_input_in_output = tensors.constant("exclude_input_in_output", true, "flag");
   }
-  const count = (flagName: string, output: string): string | undefined => {
-    if (!tensors.hasOutput(output)) return undefined;
-    const name = tensors.output(output, "token count", INTEGER_TYPES);
-    flagIfPresent(tensors, constants, flagName);
-    return name;
-  };
-  const promptTokens = count("return_num_input_tokens", "num_input_tokens");
-  const completionTokens = count("return_num_output_tokens", "num_output_tokens");
   let finishReason: string | undefined;
   if (tensors.hasOutput("finish_reason")) {
     finishReason = tensors.output("finish_reason", "finish reason", ["BYTES"]);
     flagIfPresent(tensors, constants, "return_finish_reason");
   }
+  // With the model's finish reason, the counts serve usage alone: asked for only when reported.
+  const usageConstants: Record<string, Tensor> = {};
+  const countFlags = finishReason === undefined ? constants : usageConstants;
+  const count = (flagName: string, output: string): string | undefined => {
+    if (!tensors.hasOutput(output)) return undefined;
+    const name = tensors.output(output, "token count", INTEGER_TYPES);
+    flagIfPresent(tensors, countFlags, flagName);
+    return name;
+  };
+  const promptTokens = count("return_num_input_tokens", "num_input_tokens");
+  const completionTokens = count("return_num_output_tokens", "num_output_tokens");
   const sinks = new Map<string, Sink>();
   if (sampling) {
     for (const f of MODEL_FIELDS) {
@@ -98,6 +101,7 @@ function vllmPlan(model: Model, tensors: ModelTensors): GenerationPlan {
     defaults: new Map(),
     extras: sampling ? "sampling" : "parameter",
     constants,
+    usageConstants,
     promptTokens,
     completionTokens,
     finishReason,
@@ -175,6 +179,7 @@ function trtllmPlan(model: Model, tensors: ModelTensors): GenerationPlan {
     defaults,
     extras: "parameter",
     constants,
+    usageConstants: {},
     promptTokens: undefined,
     completionTokens: undefined,
     finishReason: undefined,
@@ -239,6 +244,7 @@ function customPlan(model: Model, tensors: ModelTensors, mapping: CustomMapping)
     defaults,
     extras: "parameter",
     constants,
+    usageConstants: {},
     promptTokens,
     completionTokens,
     finishReason,

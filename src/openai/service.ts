@@ -21,6 +21,7 @@ import { readBody, type SizeLimit } from "../kserve/http/body.ts";
 import type { EventStream } from "../kserve/http/event_stream.ts";
 import { type JsonRecord, parseJson, record } from "../kserve/json.ts";
 import { Calls } from "../kserve/lifecycle.ts";
+import { countedFetch } from "../http/counted_fetch.ts";
 import { type Restriction, restrictionCheck } from "../kserve/restricted.ts";
 import { type Answer, chat, completion } from "./completions.ts";
 import { embeddings } from "./embeddings.ts";
@@ -262,19 +263,7 @@ export function openaiService(
       new Response(server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } }),
   );
 
-  const fetch: FetchHandler = async (request) => {
-    const call = calls.begin();
-    let response: Response;
-    try {
-      response = await app.fetch(request);
-    } catch (e) {
-      response = errorResponse(e);
-    }
-    const stream = streams.get(response);
-    if (stream) stream.ended.then(() => calls.end(call));
-    else calls.end(call);
-    return response;
-  };
+  const fetch = countedFetch((request) => app.fetch(request), errorResponse, calls, streams);
   return {
     fetch,
     active: () => calls.size,

@@ -19,6 +19,7 @@ import { inferEndpoint } from "./infer.ts";
 import { cText, string, unsigned } from "../json.ts";
 import { sharedMemoryOption, type SharedMemoryRegions } from "../shared_memory.ts";
 import { Calls } from "../lifecycle.ts";
+import { countedFetch } from "../../http/counted_fetch.ts";
 import {
   cudaSharedMemoryRegister,
   cudaSharedMemoryStatus,
@@ -382,19 +383,7 @@ export function kserveService(
       new Response(server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } }),
   );
 
-  const fetch: FetchHandler = async (request) => {
-    const call = calls.begin();
-    let response: Response;
-    try {
-      response = await app.fetch(request);
-    } catch (e) {
-      response = responseForError(e);
-    }
-    const stream = streams.get(response);
-    if (stream) stream.ended.then(() => calls.end(call));
-    else calls.end(call);
-    return response;
-  };
+  const fetch = countedFetch((request) => app.fetch(request), responseForError, calls, streams);
   return {
     fetch,
     active: () => calls.size,

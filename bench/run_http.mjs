@@ -5,48 +5,21 @@
 // The real core is used when TRITONSERVER_LIB and TRITONSERVER_BACKEND_DIR are set; otherwise the
 // project's fake core. Environment: BENCH_SECONDS (per run, default 3), BENCH_CONCURRENCY
 // (default "1,16"), BENCH_RUNTIMES (default "deno,bun,node"). Plain Node ESM.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { runtimeCommand } from "../tests/runtime_command.mjs";
+import { benchCore, runOnRuntimes } from "./load_runs.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const results = join(root, "bench", "results");
 mkdirSync(results, { recursive: true });
 const env = { ...process.env, BENCH_NODE: process.execPath };
 
-let core = "real";
-if (!(env.TRITONSERVER_LIB && env.TRITONSERVER_BACKEND_DIR)) {
-  const build = spawnSync(process.execPath, [join(root, "tests/fake_core/build.mjs")], {
-    stdio: "inherit",
-  });
-  if (build.status !== 0) process.exit(1);
-  env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
-  core = "fake";
-}
-console.log(`bench:http: ${core} core ${env.TRITONSERVER_LIB}`);
+const core = benchCore(root, env, "bench:http");
 
-const rows = [];
-for (const runtime of (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",")) {
-  const [cmd, args] = runtimeCommand(root, runtime, "bench/http_load.ts", {
-    deno: ["--allow-net", "--allow-run", "--unstable-no-legacy-abort"],
-  });
-  const r = spawnSync(cmd, args, {
-    cwd: root,
-    env,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    timeout: 10 * 60_000,
-  });
-  if (r.status !== 0) {
-    console.error(`bench:http: ${runtime} failed (${r.status ?? r.signal})`);
-    process.exit(1);
-  }
-  for (const line of r.stdout.split("\n")) if (line.trim()) rows.push(JSON.parse(line));
-}
+const rows = runOnRuntimes(root, env, "bench:http", "bench/http_load.ts", 10 * 60_000);
 
 const n = (x) => Math.round(x).toLocaleString("en-US");
 const cell = (m) => `${n(m.perSecond)} (${n(m.p50Us)} / ${n(m.p99Us)})`;

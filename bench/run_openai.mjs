@@ -10,13 +10,12 @@
 // project's fake core. Environment: BENCH_RUNTIMES (default "deno,bun,node"), and what
 // bench/openai_stream.ts reads: BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_TOKENS, BENCH_ROUNDS,
 // BENCH_ROUTES. Plain Node ESM.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { runtimeCommand } from "../tests/runtime_command.mjs";
+import { benchCore, runOnRuntimes } from "./load_runs.mjs";
 import { median, spread } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -24,37 +23,17 @@ const results = join(root, "bench", "results");
 mkdirSync(results, { recursive: true });
 const env = { ...process.env, BENCH_NODE: process.execPath };
 
-let core = "real";
-if (!(env.TRITONSERVER_LIB && env.TRITONSERVER_BACKEND_DIR)) {
-  const build = spawnSync(process.execPath, [join(root, "tests/fake_core/build.mjs")], {
-    stdio: "inherit",
-  });
-  if (build.status !== 0) process.exit(1);
-  env.TRITONSERVER_LIB = join(root, ".build/fake_core/libtritonserver.so");
-  core = "fake";
-}
-console.log(`bench:openai: ${core} core ${env.TRITONSERVER_LIB}`);
+const core = benchCore(root, env, "bench:openai");
 
 const load = [loadavg()];
-const runs = [];
-for (const runtime of (env.BENCH_RUNTIMES ?? "deno,bun,node").split(",")) {
-  const [cmd, args] = runtimeCommand(root, runtime, "bench/openai_stream.ts", {
-    deno: ["--allow-net", "--allow-run", "--unstable-no-legacy-abort"],
-  });
-  const r = spawnSync(cmd, args, {
-    cwd: root,
-    env,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-    timeout: 30 * 60_000,
-  });
-  if (r.status !== 0) {
-    console.error(`bench:openai: ${runtime} failed (${r.status ?? r.signal})`);
-    process.exit(1);
-  }
-  for (const line of r.stdout.split("\n")) if (line.trim()) runs.push(JSON.parse(line));
-  load.push(loadavg());
-}
+const runs = runOnRuntimes(
+  root,
+  env,
+  "bench:openai",
+  "bench/openai_stream.ts",
+  30 * 60_000,
+  () => load.push(loadavg()),
+);
 
 const n = (x) => Math.round(x).toLocaleString("en-US");
 const pct = (x) => (x === undefined ? "" : ` ±${Math.round(x * 100)} %`);

@@ -11,11 +11,11 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
 import process from "node:process";
 import { Server } from "../mod.ts";
 import { serve } from "../serve.ts";
 import { runtimeName } from "../ffi/mod.ts";
+import { runLoadClient } from "./load_client.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,16").split(",").map(Number);
@@ -76,18 +76,7 @@ function load(scenario: Scenario, concurrency: number) {
     warmup: 200,
     expect: scenario.expect,
   };
-  return new Promise<ClientResult>((resolve, reject) => {
-    const child = spawn(node, [client, JSON.stringify(spec)], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`load generator exited ${code}`));
-      else resolve(JSON.parse(out));
-    });
-  });
+  return runLoadClient<ClientResult>(node, client, spec);
 }
 
 /** N concurrent in-process loops: infer, read the output, dispose. */

@@ -15,12 +15,12 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
 import process from "node:process";
 import { Server } from "../mod.ts";
 import { serve } from "../serve.ts";
 import { serveOpenAI } from "../openai.ts";
 import { runtimeName } from "../ffi/mod.ts";
+import { runLoadClient } from "./load_client.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,16").split(",").map(Number);
@@ -156,18 +156,7 @@ function load(route: Route, concurrency: number): Promise<ClientResult> {
     tokens: route.tokens,
     done: route.done,
   };
-  return new Promise<ClientResult>((resolve, reject) => {
-    const child = spawn(node, [client, JSON.stringify(spec)], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`load generator exited ${code}`));
-      else resolve(JSON.parse(out));
-    });
-  });
+  return runLoadClient<ClientResult>(node, client, spec);
 }
 
 for (const concurrency of concurrencies) {

@@ -22,6 +22,7 @@ import type { EventStream } from "../kserve/http/event_stream.ts";
 import { type JsonRecord, parseJson, record } from "../kserve/json.ts";
 import { Calls } from "../kserve/lifecycle.ts";
 import { countedFetch } from "../http/counted_fetch.ts";
+import { routesOf } from "../http/routes.ts";
 import { type Restriction, restrictionCheck } from "../kserve/restricted.ts";
 import { type Answer, chat, completion } from "./completions.ts";
 import { embeddings } from "./embeddings.ts";
@@ -159,23 +160,12 @@ export function openaiService(
   );
   const notAllowed = (c: Context) =>
     errorResponse(new OpenAIError(405, `${c.req.method} is not allowed on ${c.req.path}`));
-  const route = (
-    method: "GET" | "POST",
-    paths: readonly string[],
-    category: OpenAIRestrictedCategory,
-    handler: (c: Context) => Response | Promise<Response>,
-  ) => {
-    for (const path of paths) {
-      app.on(method, path, (c) => {
-        const denied = check(category, (header) => c.req.raw.headers.get(header));
-        if (denied !== undefined) {
-          return errorResponse(new OpenAIError(403, denied, null, "restricted_api"));
-        }
-        return handler(c);
-      });
-      app.all(path, notAllowed);
-    }
-  };
+  const route = routesOf<OpenAIRestrictedCategory>(app, (category, request) => {
+    const denied = check(category, (header) => request.headers.get(header));
+    return denied === undefined
+      ? undefined
+      : errorResponse(new OpenAIError(403, denied, null, "restricted_api"));
+  }, notAllowed);
 
   /** The served model a body names, of `kind`. */
   const modelFor = <K extends ServedModel["kind"]>(

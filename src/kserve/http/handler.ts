@@ -20,6 +20,7 @@ import { cText, string, unsigned } from "../json.ts";
 import { sharedMemoryOption, type SharedMemoryRegions } from "../shared_memory.ts";
 import { Calls } from "../lifecycle.ts";
 import { countedFetch } from "../../http/counted_fetch.ts";
+import { type Method, type Route as RouteOf, routesOf } from "../../http/routes.ts";
 import {
   cudaSharedMemoryRegister,
   cudaSharedMemoryStatus,
@@ -74,17 +75,10 @@ export interface KServeOptions {
   readonly sharedMemory?: SharedMemoryRegions;
 }
 
-/** An HTTP method the routes answer. */
-export type Method = "GET" | "POST";
+export type { Method };
 
-/** @internal Registers `handler` for `method` (one or several) on each path, behind the
- * restriction of `category`; another method there is 405. */
-export type Route = (
-  method: Method | readonly Method[],
-  paths: readonly string[],
-  category: RestrictedCategory,
-  handler: (c: Context) => Response | Promise<Response>,
-) => void;
+/** @internal The KServe routes' {@link RouteOf}: categories of {@link RestrictedCategory}. */
+export type Route = RouteOf<RestrictedCategory>;
 
 export type { FetchHandler };
 
@@ -187,13 +181,7 @@ export function kserveService(
   app.notFound(() => errorResponse(404, "Not Found"));
   const notAllowed = () => errorResponse(405, "Method Not Allowed");
 
-  const route: Route = (method, paths, category, handler) => {
-    const methods: string[] = typeof method === "string" ? [method] : [...method];
-    for (const path of paths) {
-      app.on(methods, path, (c) => guard(category, c.req.raw) ?? handler(c));
-      app.all(path, notAllowed);
-    }
-  };
+  const route: Route = routesOf(app, guard, notAllowed);
   const model = "/v2/models/:name";
   const version = "/v2/models/:name/versions/:version{[0-9]+}";
   const modelPaths = (suffix: string) => [model + suffix, version + suffix];

@@ -239,32 +239,34 @@ const CHAT_FIELDS = new Set([
 ]);
 
 /**
+ * The texts of `param` (`prompt`, `input`): a string, or a non-empty list of strings.
+ * @throws {OpenAIError} 400 when absent, for token ids, and for anything else.
+ */
+function textList(value: Json | undefined, param: string): string[] {
+  if (value === undefined) badRequest(`'${param}' is required`, param);
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value) && value.length > 0) {
+    if (value.every((p) => typeof p === "string")) return value as string[];
+    if (value.every((p) => typeof p !== "string")) {
+      badRequest(`'${param}' as token ids is not supported: give the ${param} as text`, param);
+    }
+  }
+  badRequest(
+    `'${param}' must be a string or a non-empty list of strings, not ${
+      Array.isArray(value) && value.length === 0 ? "an empty array" : describe(value)
+    }`,
+    param,
+  );
+}
+
+/**
  * A `POST /v1/completions` body.
  * @param maxChoices the most choices (prompts × `n`) one request may ask for.
  * @throws {OpenAIError} 400 naming the field at fault.
  */
 export function completionRequest(body: JsonRecord, maxChoices: number): CompletionRequest {
   const base = generation(body, COMPLETION_FIELDS, maxChoices, "max_tokens");
-  const prompt = field(body, "prompt");
-  if (prompt === undefined) badRequest("'prompt' is required", "prompt");
-  let prompts: string[];
-  if (typeof prompt === "string") prompts = [prompt];
-  else if (
-    Array.isArray(prompt) && prompt.length > 0 && prompt.every((p) => typeof p === "string")
-  ) {
-    prompts = prompt as string[];
-  } else if (
-    Array.isArray(prompt) && prompt.length > 0 && prompt.every((p) => typeof p !== "string")
-  ) {
-    badRequest("'prompt' as token ids is not supported: give the prompt as text", "prompt");
-  } else {
-    badRequest(
-      `'prompt' must be a string or a non-empty list of strings, not ${
-        Array.isArray(prompt) && prompt.length === 0 ? "an empty array" : describe(prompt)
-      }`,
-      "prompt",
-    );
-  }
+  const prompts = textList(field(body, "prompt"), "prompt");
   if (prompts.length * base.n > maxChoices) {
     badRequest(
       `${prompts.length} prompts × n = ${base.n} asks for ${
@@ -421,24 +423,7 @@ export function chatRequest(body: JsonRecord, maxChoices: number): ChatRequest {
  */
 export function embeddingRequest(body: JsonRecord): EmbeddingRequest {
   const model = modelName(body);
-  const input = field(body, "input");
-  if (input === undefined) badRequest("'input' is required", "input");
-  let inputs: string[];
-  if (typeof input === "string") inputs = [input];
-  else if (Array.isArray(input) && input.length > 0 && input.every((p) => typeof p === "string")) {
-    inputs = input as string[];
-  } else if (
-    Array.isArray(input) && input.length > 0 && input.every((p) => typeof p !== "string")
-  ) {
-    badRequest("'input' as token ids is not supported: give the input as text", "input");
-  } else {
-    badRequest(
-      `'input' must be a string or a non-empty list of strings, not ${
-        Array.isArray(input) && input.length === 0 ? "an empty array" : describe(input)
-      }`,
-      "input",
-    );
-  }
+  const inputs = textList(field(body, "input"), "input");
   if (inputs.length > MAX_EMBEDDING_INPUTS) {
     badRequest(
       `'input' takes at most ${MAX_EMBEDDING_INPUTS} strings, not ${inputs.length}`,

@@ -14,19 +14,30 @@
  * ```
  * @module
  */
-export { type GrpcServeOptions, type GrpcService, serveGrpc } from "./src/kserve/grpc/service.ts";
-export { GRPC_STATUS } from "./src/kserve/grpc/status.ts";
-export type { CompressionLevel, GrpcTransportName } from "./src/kserve/grpc/transport.ts";
-export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";
+export {
+  type GrpcServeOptions,
+  type GrpcService,
+  serveGrpc,
+} from "./serving/kserve/grpc/service.ts";
+export { GRPC_STATUS } from "./serving/kserve/grpc/status.ts";
+export type { CompressionLevel, GrpcTransportName } from "./serving/kserve/grpc/transport.ts";
+export type {
+  RestrictedApis,
+  RestrictedCategory,
+  Restriction,
+} from "./serving/common/restricted.ts";
 export {
   type SharedMemoryLease,
   SharedMemoryRegions,
   type SharedMemoryRegionStatus,
-} from "./src/kserve/shared_memory.ts";
+} from "./serving/kserve/shared_memory.ts";
 export {
   type TraceLevelSetting,
   TraceManager,
   type TraceServeOptions,
   type TraceSettingsValue,
-} from "./src/kserve/trace_manager.ts";
-export type { CudaSharedMemoryRegionStatus, DeviceBytes } from "./src/kserve/cuda_shared_memory.ts";
+} from "./serving/kserve/trace_manager.ts";
+export type {
+  CudaSharedMemoryRegionStatus,
+  DeviceBytes,
+} from "./serving/kserve/cuda_shared_memory.ts";

@@ -32,7 +32,7 @@ export {
   type OpenAIService,
   serveOpenAI,
   type ServeOpenAIOptions,
-} from "./src/openai/service.ts";
+} from "./serving/openai/service.ts";
 export type {
   CustomMapping,
   EmbeddingMapping,
@@ -40,6 +40,6 @@ export type {
   OpenAIGenerationModel,
   OpenAIModel,
   ParameterTarget,
-} from "./src/openai/mapping.ts";
-export type { FetchHandler, HttpService } from "./src/http/listen.ts";
-export type { Restriction } from "./src/kserve/restricted.ts";
+} from "./serving/openai/mapping.ts";
+export type { FetchHandler, HttpService } from "./serving/common/listen.ts";
+export type { Restriction } from "./serving/common/restricted.ts";

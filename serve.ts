@@ -16,19 +16,30 @@
  * ```
  * @module
  */
-export { type HttpService, serve, type ServeOptions } from "./src/kserve/http/serve.ts";
-export { type FetchHandler, kserveHandler, type KServeOptions } from "./src/kserve/http/handler.ts";
-export { HTTP_STATUS } from "./src/kserve/http/errors.ts";
-export type { RestrictedApis, RestrictedCategory, Restriction } from "./src/kserve/restricted.ts";
+export { type HttpService, serve, type ServeOptions } from "./serving/kserve/http/serve.ts";
+export {
+  type FetchHandler,
+  kserveHandler,
+  type KServeOptions,
+} from "./serving/kserve/http/handler.ts";
+export { HTTP_STATUS } from "./serving/common/http_errors.ts";
+export type {
+  RestrictedApis,
+  RestrictedCategory,
+  Restriction,
+} from "./serving/common/restricted.ts";
 export {
   type SharedMemoryLease,
   SharedMemoryRegions,
   type SharedMemoryRegionStatus,
-} from "./src/kserve/shared_memory.ts";
+} from "./serving/kserve/shared_memory.ts";
 export {
   type TraceLevelSetting,
   TraceManager,
   type TraceServeOptions,
   type TraceSettingsValue,
-} from "./src/kserve/trace_manager.ts";
-export type { CudaSharedMemoryRegionStatus, DeviceBytes } from "./src/kserve/cuda_shared_memory.ts";
+} from "./serving/kserve/trace_manager.ts";
+export type {
+  CudaSharedMemoryRegionStatus,
+  DeviceBytes,
+} from "./serving/kserve/cuda_shared_memory.ts";

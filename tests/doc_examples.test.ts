@@ -46,6 +46,7 @@ const examples = [
   "grpc.ts",
   "openai.ts",
   ...tsFiles("src"),
+  ...tsFiles("serving"),
   ...tsFiles("ffi"),
 ].flatMap(examplesIn);
 

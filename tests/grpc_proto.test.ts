@@ -16,7 +16,7 @@ import { delimiter, join } from "node:path";
 import process from "node:process";
 import protobuf from "protobufjs";
 import { test } from "./support/test.ts";
-import { protocolRoot } from "../src/kserve/grpc/schema.ts";
+import { protocolRoot } from "../serving/kserve/grpc/schema.ts";
 
 const root = decodeURIComponent(new URL("..", import.meta.url).pathname);
 const FILES = ["proto/grpc_service.proto", "proto/health.proto"];

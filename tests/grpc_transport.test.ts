@@ -16,7 +16,7 @@ import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { runtimeName } from "../ffi/mod.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
+import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
 import { startServer } from "./support/env.ts";
 import { type Msg, repeatRequest } from "./support/grpc_requests.ts";
 

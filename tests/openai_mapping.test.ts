@@ -204,9 +204,9 @@ test("without models: the ready models that follow vLLM's or TensorRT-LLM's conv
 });
 
 test("vllm: the token counts are asked for only when the call reports usage", async () => {
-  const { generationPlan } = await import("../src/openai/plans.ts");
-  const { inferRequest } = await import("../src/openai/inference.ts");
-  const { completionRequest } = await import("../src/openai/request.ts");
+  const { generationPlan } = await import("../serving/openai/plans.ts");
+  const { inferRequest } = await import("../serving/openai/choice_inference.ts");
+  const { completionRequest } = await import("../serving/openai/request.ts");
   const plan = generationPlan(server, "tiny_llm", { mapping: "vllm" });
   const inputsOf = (body: Record<string, unknown>) => {
     const request = completionRequest({ model: "tiny_llm", prompt: "a b", ...body } as never, 8);

@@ -13,7 +13,7 @@ import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import fc from "fast-check";
 import { type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
+import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
 import { test } from "./support/test.ts";
 import { type Dtype, DTYPES, ELEMENTS, rawBytes } from "./support/fuzz_tensors.ts";
 import { idle, sharedServer, stopShared } from "./support/env.ts";

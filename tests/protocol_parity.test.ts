@@ -11,7 +11,7 @@ import { test } from "./support/test.ts";
 import type { Server } from "../mod.ts";
 import { HTTP_STATUS, type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import { GRPC_STATUS, type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
+import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
 import { startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 

@@ -11,7 +11,7 @@ import * as grpc from "@grpc/grpc-js";
 import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
+import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
 import { idle, startServer } from "./support/env.ts";
 import { int32s, type Msg, repeatRequest } from "./support/grpc_requests.ts";
 

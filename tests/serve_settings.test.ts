@@ -14,8 +14,8 @@ import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { HTTP_STATUS, serve, TraceManager } from "../serve.ts";
 import { GRPC_STATUS, type GrpcTransportName, serveGrpc } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
-import { checkTracing, type TraceServeOptions } from "../src/kserve/trace_manager.ts";
+import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
+import { checkTracing, type TraceServeOptions } from "../serving/kserve/trace_manager.ts";
 import { idle, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 

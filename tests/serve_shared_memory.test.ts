@@ -21,8 +21,8 @@ import { test } from "./support/test.ts";
 import type { Server } from "../mod.ts";
 import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
-import { inferOneSharing, RequestSharedMemory } from "../src/kserve/request_shared_memory.ts";
+import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
+import { inferOneSharing, RequestSharedMemory } from "../serving/kserve/request_shared_memory.ts";
 import { idle, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 

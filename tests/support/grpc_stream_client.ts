@@ -5,7 +5,7 @@
  */
 import process from "node:process";
 import * as grpc from "@grpc/grpc-js";
-import { serviceDefinitions } from "../../src/kserve/grpc/definitions.ts";
+import { serviceDefinitions } from "../../serving/kserve/grpc/definitions.ts";
 import { repeatRequest } from "./grpc_requests.ts";
 
 const Client = grpc.makeGenericClientConstructor(serviceDefinitions().inference, "Inference");

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { kserveHandler } from "../../serve.ts";
 import { type GrpcService, type GrpcTransportName, serveGrpc } from "../../grpc.ts";
-import { serviceDefinitions } from "../../src/kserve/grpc/definitions.ts";
+import { serviceDefinitions } from "../../serving/kserve/grpc/definitions.ts";
 import {
   binaryBody,
   parseExact,

@@ -1,0 +1,159 @@
+/**
+ * `POST /v1/completions` and `POST /v1/chat/completions` over a checked generation mapping: the
+ * choices of a call (each prompt × `n`; a chat's one prompt rendered by the model's chat
+ * template), run together, answered as one `text_completion` / `chat.completion` object or as an
+ * event stream.
+ *
+ * @module
+ */
+import { TritonError } from "../../src/errors.ts";
+import type { EventStream } from "../common/event_stream.ts";
+import type { ChatTemplate } from "./chat_template.ts";
+import { badRequest } from "./openai_error.ts";
+import { openaiEventStream } from "./chunk_stream.ts";
+import { type ChoiceEnd, type ChoiceSpec, Generation } from "./generation.ts";
+import type { GenerationPlan } from "./mapping.ts";
+import type { ChatRequest, CompletionRequest, GenerationRequest } from "./request.ts";
+import {
+  callIdentity,
+  chatBody,
+  completionBody,
+  type FinishedChoice,
+  usageOf,
+} from "./responses.ts";
+
+/** A served generation model: its checked mapping and its chat template, if any. */
+export interface GenerationTarget {
+  readonly plan: GenerationPlan;
+  readonly template: ChatTemplate | undefined;
+}
+
+/** An endpoint's answer, and its event stream where it streams. */
+export interface Answer {
+  readonly response: Response;
+  readonly stream?: EventStream;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+};
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/**
+ * Runs `choices` and answers: the whole object once every choice ended, or (`stream`) an event
+ * stream once the first event came — an error before it is answered with its own status.
+ * @throws the first choice's error when nothing was sent yet (every request is then cancelled
+ *   and ended).
+ */
+async function answer(
+  kind: "completion" | "chat",
+  plan: GenerationPlan,
+  request: GenerationRequest,
+  choices: readonly ChoiceSpec[],
+  signal: AbortSignal,
+): Promise<Answer> {
+  const call = callIdentity(kind, request.model);
+  const generation = new Generation(plan, request, choices, signal);
+  const fail = async (e: unknown): Promise<never> => {
+    generation.cancel();
+    await generation.ended;
+    throw e;
+  };
+  if (request.stream) {
+    let first;
+    try {
+      first = await generation.next();
+    } catch (e) {
+      return await fail(e);
+    }
+    // Every choice ends with an event unless the call was cancelled: the client is gone.
+    if (first === undefined) {
+      return await fail(new TritonError("CANCELLED", "the client went away"));
+    }
+    const stream = openaiEventStream(
+      { kind, call, choices, includeUsage: request.includeUsage },
+      generation,
+      first,
+    );
+    return { response: new Response(stream.body, { headers: SSE_HEADERS }), stream };
+  }
+  const texts = new Map<number, string>();
+  const ends = new Map<number, ChoiceEnd>();
+  try {
+    for (let event = await generation.next(); event; event = await generation.next()) {
+      if (event.kind === "text") {
+        texts.set(event.index, (texts.get(event.index) ?? "") + event.text);
+      } else ends.set(event.index, event);
+    }
+  } catch (e) {
+    return await fail(e);
+  }
+  await generation.ended;
+  if (ends.size !== choices.length) throw new TritonError("CANCELLED", "the client went away");
+  const finished: FinishedChoice[] = choices.map(({ index }) => ({
+    index,
+    text: texts.get(index) ?? "",
+    finishReason: ends.get(index)!.finishReason,
+  }));
+  const usage = usageOf(choices, ends);
+  const body = kind === "chat"
+    ? chatBody(call, finished, usage)
+    : completionBody(call, finished, usage);
+  return { response: new Response(body, { headers: JSON_HEADERS }) };
+}
+
+/**
+ * `POST /v1/completions`: `n` choices per prompt, choice `i × n + j` the `j`-th of prompt `i`;
+ * with `echo` each choice's text starts with its prompt.
+ * @param signal the HTTP request's: aborting it cancels every request in Triton.
+ * @throws {OpenAIError} 400 for a field the mapping cannot carry.
+ * @throws {TritonError} the model's error (or the binding's, for input it refuses) when nothing
+ *   was sent yet.
+ */
+export async function completion(
+  target: GenerationTarget,
+  request: CompletionRequest,
+  signal: AbortSignal,
+): Promise<Answer> {
+  const choices: ChoiceSpec[] = [];
+  for (const [promptIndex, prompt] of request.prompts.entries()) {
+    for (let j = 0; j < request.n; j++) {
+      choices.push({
+        index: promptIndex * request.n + j,
+        prompt,
+        prefix: request.echo ? prompt : "",
+        promptIndex,
+      });
+    }
+  }
+  return await answer("completion", target.plan, request, choices, signal);
+}
+
+/**
+ * `POST /v1/chat/completions`: the messages rendered by the model's chat template into one
+ * prompt, `n` choices of it.
+ * @throws {OpenAIError} 400 where the model has no chat template, the template refuses the
+ *   messages, or a field the mapping cannot carry.
+ * @throws {TritonError} as {@link completion}.
+ */
+export async function chat(
+  target: GenerationTarget,
+  request: ChatRequest,
+  signal: AbortSignal,
+): Promise<Answer> {
+  if (target.template === undefined) {
+    badRequest(
+      `model '${request.model}' has no chat template (no chatTemplate was given and its ` +
+        "directory has no tokenizer_config.json with one): use /v1/completions",
+      "model",
+      "no_chat_template",
+    );
+  }
+  const prompt = target.template.render(request.messages, request.tools);
+  const choices: ChoiceSpec[] = [];
+  for (let j = 0; j < request.n; j++) {
+    choices.push({ index: j, prompt, prefix: "", promptIndex: 0 });
+  }
+  return await answer("chat", target.plan, request, choices, signal);
+}

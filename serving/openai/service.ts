@@ -1,0 +1,321 @@
+/**
+ * The OpenAI-compatible API over a running {@link Server} as one fetch-style handler, routed
+ * with Hono: `GET /v1/models`, `POST /v1/completions`, `/v1/chat/completions`, `/v1/embeddings`,
+ * the health routes and `/metrics`; and `serveOpenAI()`, which serves it on the runtime's HTTP
+ * server with the lifecycle of the KServe front end's `serve()`.
+ *
+ * @module
+ */
+import { type Context, Hono } from "hono";
+import { describeValue, expectRecord } from "../../src/arguments.ts";
+import { TritonError } from "../../src/errors.ts";
+import type { Server } from "../../src/server.ts";
+import {
+  type FetchHandler,
+  type HttpService,
+  listen,
+  type ServedService,
+  type ServiceHooks,
+} from "../common/listen.ts";
+import { readBody, type SizeLimit } from "../common/body.ts";
+import type { EventStream } from "../common/event_stream.ts";
+import { type JsonRecord, parseJson, record } from "../common/json.ts";
+import { Calls } from "../common/lifecycle.ts";
+import { countedFetch } from "../common/counted_fetch.ts";
+import { routesOf } from "../common/routes.ts";
+import { type Restriction, restrictionCheck } from "../common/restricted.ts";
+import { type Answer, chat, completion } from "./completions.ts";
+import { embeddings } from "./embeddings.ts";
+import { errorResponse, OpenAIError } from "./openai_error.ts";
+import type { OpenAIModel } from "./mapping.ts";
+import { type ServedModel, servedModels } from "./models.ts";
+import { chatRequest, checkDepth, completionRequest, embeddingRequest } from "./request.ts";
+import { modelObject } from "./responses.ts";
+
+/**
+ * Categories of the OpenAI front end's routes that {@link OpenAIOptions.restrictedApis} can
+ * restrict: `inference` (`/v1/completions`, `/v1/chat/completions`, `/v1/embeddings`),
+ * `model-list` (`/v1/models`, `/v1/models/{id}`), `health` (`/health/ready`, `/v2/health/live`,
+ * `/v2/health/ready`), `metrics` (`/metrics`).
+ */
+export type OpenAIRestrictedCategory = "inference" | "model-list" | "health" | "metrics";
+
+/** Restrictions by category; a category not listed is open. */
+export type OpenAIRestrictedApis = Readonly<Partial<Record<OpenAIRestrictedCategory, Restriction>>>;
+
+const CATEGORIES: readonly OpenAIRestrictedCategory[] = [
+  "inference",
+  "model-list",
+  "health",
+  "metrics",
+];
+
+/** What the OpenAI handler serves and accepts. */
+export interface OpenAIOptions {
+  /** The models served, by the name OpenAI clients give as `model`. Default: every model of the
+   * repository that is ready when the service starts and whose configuration follows vLLM's or
+   * TensorRT-LLM's convention, under its Triton name, mapped by that convention. Each mapping is
+   * checked against its model's configuration when the service starts. */
+  readonly models?: Readonly<Record<string, OpenAIModel>>;
+  /** The largest request body accepted, in bytes. A larger `Content-Length`, or a chunked body
+   * that grows past it, is answered 413 before the body is read further.
+   * @default 67108864 (64 MiB) */
+  readonly maxRequestBytes?: number;
+  /** The most choices one call may ask for (`n`, times the prompts of a completion); over it:
+   * 400. Each choice is one request to the model.
+   * @default 128 */
+  readonly maxChoices?: number;
+  /** Categories of routes served only to requests carrying a header with a given value, e.g.
+   * `{ inference: { header: "api-key", value: "…" } }`; the others get 403 (the rule of
+   * `serve()`'s `restrictedApis`). Default: everything open. */
+  readonly restrictedApis?: OpenAIRestrictedApis;
+}
+
+/** Where and how {@link serveOpenAI} listens, and what it serves. */
+export interface ServeOpenAIOptions extends OpenAIOptions {
+  /** The address to listen on. Default `"127.0.0.1"`: only this machine can connect. Give
+   * `"0.0.0.0"` (or `"::"`) to accept connections from other machines, and then consider
+   * {@link OpenAIOptions.restrictedApis}. */
+  readonly hostname?: string;
+  /** TCP port. Default 9000; 0 = any free port (see {@link OpenAIService.port}). */
+  readonly port?: number;
+  /** Aborting it closes the service, as {@link OpenAIService.close} does. */
+  readonly signal?: AbortSignal;
+}
+
+/** A running OpenAI service; see {@link serveOpenAI}. Closing it ends the event streams still
+ * open after its timeout with a last event `{"error": {"message": "the HTTP service is closing",
+ * "type": "server_error", …}}`. */
+export type OpenAIService = HttpService;
+
+/** 64 MiB. */
+const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_CHOICES = 128;
+const OPTION_FIELDS = "{ models?, maxRequestBytes?, maxChoices?, restrictedApis? }";
+
+/** `options[option]`, a whole number in [`min`, `max`], `fallback` when absent. */
+function wholeOption(
+  options: OpenAIOptions,
+  option: "maxRequestBytes" | "maxChoices",
+  fallback: number,
+  min: number,
+): number {
+  const value = options[option] ?? fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `${option} must be an integer >= ${min}, not ${describeValue(value)}`,
+    );
+  }
+  return value;
+}
+
+const JSON_TYPE = { "content-type": "application/json" };
+
+/** The JSON object of a request body, under `limit`, nesting at most 100 levels.
+ * @throws {OpenAIError} 400 for a body that is no JSON object. */
+async function readJson(request: Request, limit: SizeLimit): Promise<JsonRecord> {
+  const bytes = await readBody(request, limit);
+  if (bytes.byteLength === 0) throw new OpenAIError(400, "the request body is empty");
+  let body: JsonRecord;
+  try {
+    body = record(parseJson(bytes, "request"), "the request body");
+  } catch (e) {
+    // The caller's mistake, said in OpenAI's terms: a 400 without a Triton code name (those
+    // are kept for the model's own errors).
+    if (e instanceof TritonError) throw new OpenAIError(400, e.message);
+    throw e;
+  }
+  checkDepth(body);
+  return body;
+}
+
+/**
+ * @internal {@link openaiHandler} with what `serveOpenAI()` needs to close gracefully.
+ * @throws {TritonError} as {@link openaiHandler}.
+ */
+export function openaiService(
+  server: Server,
+  options: OpenAIOptions = {},
+  hooks: ServiceHooks = {},
+): ServedService {
+  expectRecord("the OpenAI options", options, OPTION_FIELDS);
+  const limit: SizeLimit = {
+    bytes: wholeOption(options, "maxRequestBytes", DEFAULT_MAX_REQUEST_BYTES, 0),
+    option: "maxRequestBytes",
+  };
+  const maxChoices = wholeOption(options, "maxChoices", DEFAULT_MAX_CHOICES, 1);
+  const check = restrictionCheck<OpenAIRestrictedCategory>(options.restrictedApis, CATEGORIES);
+  const models = servedModels(server, options.models);
+  const created = Math.floor(Date.now() / 1000);
+  /** Streamed responses and their streams; the streams still open. */
+  const streams = new WeakMap<Response, EventStream>();
+  const open = new Set<EventStream>();
+  const calls = new Calls();
+
+  const app = new Hono();
+  app.onError((err) => errorResponse(err));
+  app.notFound((c) =>
+    errorResponse(new OpenAIError(404, `no route ${c.req.method} ${c.req.path}`))
+  );
+  const notAllowed = (c: Context) =>
+    errorResponse(new OpenAIError(405, `${c.req.method} is not allowed on ${c.req.path}`));
+  const route = routesOf<OpenAIRestrictedCategory>(app, (category, request) => {
+    const denied = check(category, (header) => request.headers.get(header));
+    return denied === undefined
+      ? undefined
+      : errorResponse(new OpenAIError(403, denied, null, "restricted_api"));
+  }, notAllowed);
+
+  /** The served model a body names, of `kind`. */
+  const modelFor = <K extends ServedModel["kind"]>(
+    name: string,
+    kind: K,
+  ): Extract<ServedModel, { kind: K }> => {
+    const served = models.get(name);
+    if (served === undefined) {
+      throw new OpenAIError(404, `The model '${name}' does not exist`, "model", "model_not_found");
+    }
+    if (served.kind !== kind) {
+      throw new OpenAIError(
+        400,
+        kind === "embedding"
+          ? `model '${name}' generates text: use /v1/completions or /v1/chat/completions`
+          : `model '${name}' is an embedding model: use /v1/embeddings`,
+        "model",
+      );
+    }
+    return served as Extract<ServedModel, { kind: K }>;
+  };
+  /** Lifts the runtime's idle timeout for a call that streams (the first chunk may be long in
+   * coming, and chunks far apart). */
+  const streaming = (request: Request, stream: boolean) => {
+    if (stream) hooks.onStream?.(request);
+  };
+  const streamed = (answer: Answer): Response => {
+    const { response, stream } = answer;
+    if (stream) {
+      streams.set(response, stream);
+      open.add(stream);
+      stream.ended.then(() => open.delete(stream));
+    }
+    return response;
+  };
+
+  route("GET", ["/v1/models"], "model-list", () =>
+    new Response(
+      JSON.stringify({
+        object: "list",
+        data: [...models.keys()].map((id) => modelObject(id, created)),
+      }),
+      { headers: JSON_TYPE },
+    ));
+  route("GET", ["/v1/models/:id{.+}"], "model-list", (c) => {
+    const id = c.req.param("id") ?? "";
+    if (!models.has(id)) {
+      throw new OpenAIError(404, `The model '${id}' does not exist`, "model", "model_not_found");
+    }
+    return new Response(JSON.stringify(modelObject(id, created)), { headers: JSON_TYPE });
+  });
+  route("POST", ["/v1/completions"], "inference", async (c) => {
+    const request = completionRequest(await readJson(c.req.raw, limit), maxChoices);
+    const target = modelFor(request.model, "generation");
+    streaming(c.req.raw, request.stream);
+    return streamed(await completion(target, request, c.req.raw.signal));
+  });
+  route("POST", ["/v1/chat/completions"], "inference", async (c) => {
+    const request = chatRequest(await readJson(c.req.raw, limit), maxChoices);
+    const target = modelFor(request.model, "generation");
+    streaming(c.req.raw, request.stream);
+    return streamed(await chat(target, request, c.req.raw.signal));
+  });
+  route("POST", ["/v1/embeddings"], "inference", async (c) => {
+    const request = embeddingRequest(await readJson(c.req.raw, limit));
+    const { plan } = modelFor(request.model, "embedding");
+    return await embeddings(plan, request, c.req.raw.signal);
+  });
+  const health = (ok: () => boolean, what: string) => () =>
+    ok()
+      ? new Response(null, { status: 200 })
+      : errorResponse(new OpenAIError(400, `the server is not ${what}`));
+  route(
+    "GET",
+    ["/health/ready", "/v2/health/ready"],
+    "health",
+    health(() => server.ready(), "ready"),
+  );
+  route("GET", ["/v2/health/live"], "health", health(() => server.live(), "live"));
+  route(
+    "GET",
+    ["/metrics"],
+    "metrics",
+    () =>
+      new Response(server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } }),
+  );
+
+  const fetch = countedFetch((request) => app.fetch(request), errorResponse, calls, streams);
+  return {
+    fetch,
+    active: () => calls.size,
+    idle: () => calls.idle(),
+    endStreams: (reason) => {
+      for (const stream of open) stream.stop(reason);
+    },
+  };
+}
+
+/**
+ * The OpenAI-compatible API over `server` as a fetch-style handler, for `Deno.serve`,
+ * `Bun.serve`, a Hono app or any server that speaks `Request`/`Response`; {@link serveOpenAI}
+ * runs it on the runtime's own HTTP server.
+ *
+ * Routes: `GET /v1/models`, `/v1/models/{id}`; `POST /v1/completions`, `/v1/chat/completions`
+ * (with `"stream": true` as Server-Sent Events, `data: <chunk>` … `data: [DONE]`),
+ * `/v1/embeddings`; `GET /health/ready`, `/v2/health/live`, `/v2/health/ready` (200, or 400 when
+ * not); `GET /metrics` (Prometheus text). Every error is `{"error": {"message", "type", "param",
+ * "code"}}`: 400 `invalid_request_error` for a bad body (`param` names the field), 404
+ * `model_not_found` for an unknown model, 403 for a restricted route without its header, 405, 413
+ * over `maxRequestBytes`, and the model's errors with the status of their Triton code (`code` is
+ * its name: 400 INVALID_ARG, 500 INTERNAL, 503 UNAVAILABLE, …).
+ *
+ * A client that goes away (its `Request.signal` aborts, or its event stream is cancelled) cancels
+ * the call's requests in Triton.
+ * @throws {TritonError} INVALID_ARG for bad options, or a mapping that does not fit its model
+ *   (naming the model and the tensor); Triton's error for a model in `models` that is not ready.
+ */
+export function openaiHandler(server: Server, options: OpenAIOptions = {}): FetchHandler {
+  return openaiService(server, options).fetch;
+}
+
+/**
+ * Serves the OpenAI-compatible API for `server` (see {@link openaiHandler} for the routes) on
+ * this runtime's HTTP server: `Deno.serve` on Deno (needs `--allow-net`), `Bun.serve` on Bun,
+ * `node:http` on Node through `@hono/node-server`. Resolves once it listens, with the same
+ * lifecycle as `serve()` of `tritonffi/serve` (`close({ timeoutMs })`, `closed`, `await using`,
+ * the `signal` option).
+ * @example
+ * ```ts
+ * import { Server } from "tritonffi";
+ * import { serveOpenAI } from "tritonffi/openai";
+ *
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * await using openai = await serveOpenAI(server, { port: 0 }); // 0: any free port (default 9000)
+ * const models = await (await fetch(`${openai.url}/v1/models`)).json();
+ * console.log(models.data.map((m: { id: string }) => m.id));
+ * ```
+ * @throws {TritonError} INVALID_ARG for bad options or a mapping that does not fit its model
+ *   (naming the model and the tensor); Triton's error for a model in `models` that is not ready;
+ *   UNAVAILABLE when it cannot listen. Each as the rejection.
+ */
+export function serveOpenAI(
+  server: Server,
+  options: ServeOpenAIOptions = {},
+): Promise<OpenAIService> {
+  return listen({
+    what: "serveOpenAI()",
+    options,
+    fields: `{ hostname?, port?, signal?, ${OPTION_FIELDS.slice(2)}`,
+    defaultPort: 9000,
+    service: (hooks) => openaiService(server, options, hooks),
+  });
+}

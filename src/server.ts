@@ -6,7 +6,7 @@
 import { type AllocatorPointers, loadTriton, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { check, discard, errorFromPtr, TritonError } from "./errors.ts";
 import { duration } from "./durations.ts";
-import { logEnabled, type LogLevelName, logMessage } from "./log.ts";
+import { applyLogUpdate, logEnabled, type LogLevelName, logMessage } from "./log.ts";
 import { type ServerMetadata, serverMetadata } from "./metadata.ts";
 import {
   type MetricFamily,
@@ -16,7 +16,7 @@ import {
 import { prometheusText } from "./metrics.ts";
 import { checkModelRef, Model } from "./model.ts";
 import { expectRecord, expectString, knownFields, optionalBoolean } from "./arguments.ts";
-import { createServerOptions, type ServerOptions } from "./options.ts";
+import { createServerOptions, type LogOptions, type ServerOptions } from "./options.ts";
 import { exitTimeoutSecs } from "./options_plan.ts";
 import {
   loadModel,
@@ -127,6 +127,9 @@ export class Server {
   #children: ServerChildren | undefined;
   /** Repository operations running off the JS thread; `stop()` waits for them. */
   readonly #operations = new Set<Promise<unknown>>();
+  /** What Triton's logger was set to through this server: its `log` options, with the changes of
+   * {@link updateLog} since (set at the first {@link logOptions}). */
+  #logOptions: LogOptions | undefined;
 
   /** @param options see {@link ServerOptions}; validated by `start()`. */
   constructor(options: ServerOptions) {
@@ -438,6 +441,27 @@ export class Server {
   logEnabled(level: LogLevelName): boolean {
     const { lib } = this.#running();
     return logEnabled(lib, level);
+  }
+
+  /** @internal The log options in force as this server set them: its `log` options, with the
+   * changes of {@link updateLog} since (what KServe's logging extension answers).
+   * @throws {TritonError} UNAVAILABLE when the server is not running. */
+  logOptions(): LogOptions {
+    this.#running();
+    return this.#logOptions ??= { ...this.options.log };
+  }
+
+  /** @internal Changes Triton's logger while the server runs (`TRITONSERVER_ServerOptionsSetLog*`
+   * take effect at once; Triton's logger is process-wide) and records the change.
+   * @returns the log options in force after.
+   * @throws {TritonError} INVALID_ARG for a bad option; Triton's error; UNAVAILABLE when the
+   *   server is not running. */
+  updateLog(change: LogOptions): LogOptions {
+    const { lib } = this.#running();
+    const before = this.logOptions();
+    applyLogUpdate(lib, change);
+    const changed = Object.entries(change).filter(([, value]) => value !== undefined);
+    return this.#logOptions = { ...before, ...Object.fromEntries(changed) };
   }
 
   /**

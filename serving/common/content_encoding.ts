@@ -6,9 +6,8 @@
  *
  * @module
  */
-import { TritonError } from "../../src/errors.ts";
 import type { Encoding } from "./compression.ts";
-import { withResponseHeaders } from "./http_errors.ts";
+import { TritonErrorWithHeaders } from "./http_errors.ts";
 
 /** The request encodings taken, as the refusal of another lists them. */
 export const ACCEPTED_ENCODINGS = "gzip, deflate";
@@ -26,10 +25,9 @@ export function requestEncoding(headers: Headers): Encoding | undefined {
   const name = given.trim().toLowerCase();
   if (name === "gzip" || name === "deflate") return name;
   if (name === "" || name === "identity") return undefined;
-  throw withResponseHeaders(
-    new TritonError("UNSUPPORTED", "Unsupported compression type"),
-    { "accept-encoding": ACCEPTED_ENCODINGS },
-  );
+  throw new TritonErrorWithHeaders("UNSUPPORTED", "Unsupported compression type", {
+    "accept-encoding": ACCEPTED_ENCODINGS,
+  });
 }
 
 /**

@@ -51,17 +51,19 @@ export function errorResponse(
   });
 }
 
-/** The headers an error's answer carries besides its body (see {@link withResponseHeaders}). */
-const errorHeaders = new WeakMap<object, Readonly<Record<string, string>>>();
+/**
+ * A {@link TritonError} whose HTTP answer ({@link responseForError}) carries headers besides its
+ * body, as Hono's `HTTPException` carries its response: e.g. UNSUPPORTED "Unsupported compression
+ * type" with the `Accept-Encoding` of the encodings taken.
+ */
+export class TritonErrorWithHeaders extends TritonError {
+  /** The headers its answer carries. */
+  readonly headers: Readonly<Record<string, string>>;
 
-/** `error`, whose answer ({@link responseForError}) will also carry `headers`, e.g. the
- * `Accept-Encoding` of a refused `Content-Encoding`. */
-export function withResponseHeaders<E extends object>(
-  error: E,
-  headers: Readonly<Record<string, string>>,
-): E {
-  errorHeaders.set(error, headers);
-  return error;
+  constructor(code: ErrorCodeName, message: string, headers: Readonly<Record<string, string>>) {
+    super(code, message);
+    this.headers = headers;
+  }
 }
 
 /** The status and message an error is answered with: a {@link TritonError} by its code, an
@@ -77,6 +79,6 @@ export function statusOf(error: unknown): { status: number; message: string } {
 /** The response for an error thrown while serving a request. */
 export function responseForError(error: unknown): Response {
   const { status, message } = statusOf(error);
-  const headers = typeof error === "object" && error !== null ? errorHeaders.get(error) : undefined;
+  const headers = error instanceof TritonErrorWithHeaders ? error.headers : undefined;
   return errorResponse(status, message, headers);
 }

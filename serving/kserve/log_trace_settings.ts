@@ -9,7 +9,6 @@
  */
 import { describeValue } from "../../src/arguments.ts";
 import { TritonError } from "../../src/errors.ts";
-import { applyLogUpdate } from "../../src/log.ts";
 import type { LogOptions } from "../../src/options.ts";
 import type { Server } from "../../src/server.ts";
 import { invalid, unsupported } from "../common/refusals.ts";
@@ -46,27 +45,19 @@ const LOG_FIELDS = [
 ] as const;
 const I32_MAX = 2 ** 31 - 1;
 
-/** What each server's logger was last set to: its `log` options, then the updates. */
-const logState = new WeakMap<Server, LogSettings>();
-
-/** The log settings of `server` (its `log` options, as updated since).
+/** The log settings of `server`: the log options in force as it set them (its `log` options,
+ * as updated since), in `tritonserver`'s names and defaults.
  * @throws {TritonError} UNAVAILABLE when the server is not running. */
 export function logSettings(server: Server): LogSettings {
-  server.native();
-  let state = logState.get(server);
-  if (state === undefined) {
-    const log = server.options.log ?? {};
-    state = {
-      log_file: log.file ?? "",
-      log_info: log.info ?? true,
-      log_warning: log.warn ?? true,
-      log_error: log.error ?? true,
-      log_verbose_level: log.verbose ?? 0,
-      log_format: log.format === "iso8601" ? "ISO8601" : "default",
-    };
-    logState.set(server, state);
-  }
-  return state;
+  const log = server.logOptions();
+  return {
+    log_file: log.file ?? "",
+    log_info: log.info ?? true,
+    log_warning: log.warn ?? true,
+    log_error: log.error ?? true,
+    log_verbose_level: log.verbose ?? 0,
+    log_format: log.format === "iso8601" ? "ISO8601" : "default",
+  };
 }
 
 function logBoolean(field: string, value: LogSettingValue): boolean {
@@ -87,7 +78,7 @@ export function updateLogSettings(
   server: Server,
   update: Readonly<Record<string, LogSettingValue>>,
 ): LogSettings {
-  const before = logSettings(server);
+  logSettings(server); // UNAVAILABLE before anything is checked when the server is not running
   const change: { -readonly [K in keyof LogOptions]: LogOptions[K] } = {};
   for (const [field, value] of Object.entries(update)) {
     if (!(LOG_FIELDS as readonly string[]).includes(field)) {
@@ -130,19 +121,8 @@ export function updateLogSettings(
         break;
     }
   }
-  applyLogUpdate(server.native().lib, change);
-  const after: LogSettings = {
-    ...before,
-    ...(change.info === undefined ? {} : { log_info: change.info }),
-    ...(change.warn === undefined ? {} : { log_warning: change.warn }),
-    ...(change.error === undefined ? {} : { log_error: change.error }),
-    ...(change.verbose === undefined ? {} : { log_verbose_level: change.verbose }),
-    ...(change.format === undefined
-      ? {}
-      : { log_format: change.format === "iso8601" ? "ISO8601" : "default" }),
-  };
-  logState.set(server, after);
-  return after;
+  server.updateLog(change);
+  return logSettings(server);
 }
 
 /** A trace setting as a protocol carries it: a list of strings; null or an empty list clears it. */

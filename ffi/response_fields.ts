@@ -98,7 +98,7 @@ export const SLOTS_NEEDED = Slot.COUNT + 1;
 const memoryTypeNames: readonly MemoryTypeName[] = ["CPU", "CPU_PINNED", "GPU"];
 
 /** `TRITONSERVER_DataType` → its name, INVALID left out. */
-const dataTypeNames = new Map<number, DataTypeName>(
+const dataTypeNames: ReadonlyMap<number, DataTypeName> = new Map<number, DataTypeName>(
   Object.entries(DataType).filter(([name]) => name !== "INVALID")
     .map(([name, code]) => [code, name as DataTypeName]),
 );

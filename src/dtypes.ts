@@ -85,7 +85,7 @@ export const DATA_TYPES: Readonly<Record<DataTypeName, DataTypeInfo>> = {
   BF16: { code: DataType.BF16, byteSize: 2, array: Uint16Array },
 };
 
-const byCode = new Map<number, DataTypeName>(
+const byCode: ReadonlyMap<number, DataTypeName> = new Map<number, DataTypeName>(
   (Object.entries(DATA_TYPES) as [DataTypeName, DataTypeInfo][]).map(([n, i]) => [i.code, n]),
 );
 

@@ -1,15 +1,15 @@
 /**
- * The border between `src/` and `ffi/`: `src/`, `bench/` and `mod.ts` import `ffi/` only through
- * `ffi/mod.ts`; `ffi/`'s files import each other without a circle; `src/` keeps no module-level
- * mutable state (no top-level `let`, no top-level scratch arrays).
+ * The border of `ffi/`: `src/`, `serving/`, `bench/` and the entries import `ffi/` only through
+ * `ffi/mod.ts`; `ffi/`'s files import each other without a circle. The rest of the house's rules
+ * (the binding never imports the front ends, no module-level state outside the places named) are
+ * `tests/house_rules.test.ts`.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
+import { dirname, join, normalize } from "node:path";
 import { test } from "./support/test.ts";
 import { ROOT as root, tsFiles } from "./support/source_files.ts";
 
-/** Every `.ts` file under `dir` (relative to the repository root). */
 /** The relative modules `file` imports or re-exports, as repository paths. */
 function imports(file: string): string[] {
   const source = readFileSync(join(root, file), "utf8");
@@ -20,9 +20,10 @@ function imports(file: string): string[] {
   return found;
 }
 
-test("src/, bench/ and mod.ts reach ffi/ through ffi/mod.ts alone", () => {
+test("src/, serving/, bench/ and the entries reach ffi/ through ffi/mod.ts alone", () => {
   const offenders: string[] = [];
-  for (const file of [...tsFiles("src"), ...tsFiles("bench"), "mod.ts"]) {
+  const entries = ["mod.ts", "serve.ts", "grpc.ts", "openai.ts"];
+  for (const file of [...tsFiles("src"), ...tsFiles("serving"), ...tsFiles("bench"), ...entries]) {
     for (const target of imports(file)) {
       if (target.startsWith("ffi/") && target !== join("ffi", "mod.ts")) {
         offenders.push(`${file} imports ${target}`);
@@ -49,63 +50,4 @@ test("ffi/'s files import each other without a circle", () => {
   };
   for (const file of files) if (!state.has(file)) visit(file, [file]);
   assert.deepEqual(circles, []);
-});
-
-/** Files allowed a module-level scratch array, with why. */
-const SCRATCH_ALLOWED: Record<string, string> = {
-  [join("src", "half.ts")]: "a float32's bits, written and read within one conversion",
-};
-
-test("src/ keeps no module-level mutable state", () => {
-  const found: string[] = [];
-  for (const file of tsFiles("src")) {
-    if (file in SCRATCH_ALLOWED) continue;
-    const lines = readFileSync(join(root, file), "utf8").split("\n");
-    lines.forEach((line, i) => {
-      const at = `${relative(root, join(root, file))}:${i + 1}`;
-      if (/^(export )?let\b/.test(line)) found.push(`${at}: ${line.trim()}`);
-      if (/^(export )?const \w+(: [\w<>]+\[\])? = \[\];/.test(line)) {
-        found.push(`${at}: ${line.trim()}`);
-      }
-      if (/^(export )?const \w+ = new (Big)?(Uint|Int|Float)\d+Array\((?!0\))/.test(line)) {
-        found.push(`${at}: ${line.trim()}`);
-      }
-    });
-  }
-  assert.deepEqual(found, []);
-});
-
-/** The packages `file` and the modules it reaches import (statically or with `import()`). */
-function packagesReached(entry: string): Map<string, string> {
-  const reached = new Map<string, string>(); // package → the file that imports it
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const source = readFileSync(join(root, file), "utf8");
-    const specifiers = [
-      ...source.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms),
-      ...source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g),
-    ].map((m) => m[1]);
-    for (const s of specifiers) {
-      if (s.startsWith(".")) visit(normalize(join(dirname(file), s)));
-      else if (!s.startsWith("node:") && !reached.has(s)) reached.set(s, file);
-    }
-  };
-  visit(entry);
-  return reached;
-}
-
-test("mod.ts loads no HTTP library; the front end is tritonffi/serve (serve.ts)", () => {
-  // koffi is Node's FFI (imported on Node only); nothing else is a dependency of the binding.
-  const fromMod = [...packagesReached("mod.ts")].filter(([p]) => p !== "koffi");
-  assert.deepEqual(fromMod.map(([p, f]) => `${p} (${f})`), []);
-  const fromServe = packagesReached("serve.ts");
-  assert.ok(fromServe.has("hono"), [...fromServe.keys()].join(", "));
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  assert.deepEqual(Object.keys(pkg.exports), [".", "./serve", "./grpc", "./openai"]);
-  assert.ok(packagesReached("grpc.ts").has("@grpc/grpc-js"));
-  // Chat templates are the OpenAI front end's alone.
-  assert.ok(packagesReached("openai.ts").has("@huggingface/jinja"));
-  assert.ok(!fromServe.has("@huggingface/jinja"), [...fromServe.keys()].join(", "));
 });

@@ -56,6 +56,42 @@ export function shapeOf(value: Json | undefined, what: string): number[] {
   return value as number[];
 }
 
+/**
+ * The shape of an input holding `count` elements given as a flat list: the model's shape, each
+ * variable dimension (-1) set to 1 except the innermost one, which takes what the fixed dimensions
+ * leave (Triton's rule for its generate extension; the OpenAI front end shapes its inputs by it
+ * too).
+ * @throws {TritonError} INVALID_ARG when the fixed dimensions do not divide `count`.
+ */
+export function shapeHolding(
+  what: string,
+  modelShape: readonly number[],
+  count: number,
+): number[] {
+  let left = count;
+  for (const d of modelShape) {
+    if (d !== -1) {
+      if (d === 0 ? left !== 0 : left % d !== 0) {
+        invalid(
+          `${what}: ${count} elements do not fit the model's shape [${modelShape.join(", ")}]`,
+        );
+      }
+      left = d === 0 ? 0 : left / d;
+    }
+  }
+  const shape = [...modelShape];
+  for (let i = shape.length - 1; i >= 0; i--) {
+    if (shape[i] === -1) {
+      shape[i] = left;
+      left = 1;
+    }
+  }
+  if (left !== 1) {
+    invalid(`${what}: ${count} elements do not fit the model's shape [${modelShape.join(", ")}]`);
+  }
+  return shape;
+}
+
 /** The number of elements a shape holds. */
 export function elementCount(shape: readonly number[]): number {
   let n = 1;

@@ -20,7 +20,7 @@ export const MAX_CLASSIFICATION_ELEMENTS = 1_000_000;
 
 /** The data types tritonserver classifies: integers and FP32/FP64 (not BOOL, FP16, BF16,
  * BYTES). */
-const CLASSIFIED = new Set<DataTypeName>([
+const CLASSIFIED: ReadonlySet<DataTypeName> = new Set<DataTypeName>([
   "UINT8",
   "UINT16",
   "UINT32",

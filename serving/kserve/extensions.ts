@@ -6,7 +6,7 @@
  */
 
 /** Protocol extensions Triton's core reports that the front ends do not serve. */
-const UNSERVED_EXTENSIONS = new Set([
+const UNSERVED_EXTENSIONS: ReadonlySet<string> = new Set([
   "system_shared_memory",
   "cuda_shared_memory",
 ]);

@@ -10,16 +10,20 @@ import type { InferRequest } from "../../src/request.ts";
 import type { RequestParameterValue } from "../../src/request_parameters.ts";
 import type { InferResponse } from "../../src/response.ts";
 import type { Tensor } from "../../src/tensor.ts";
-import { generateShape } from "../kserve/http/generate.ts";
 import { isRecord, type Json } from "../common/json.ts";
-import { tensorFromJson } from "../common/tensor_data.ts";
+import { shapeHolding, tensorFromJson } from "../common/tensor_data.ts";
 import { badRequest, OpenAIError } from "./openai_error.ts";
 import { jsonText } from "./fields.ts";
 import type { GenerationPlan, InputSlot, Sink } from "./mapping.ts";
 import type { GenerationRequest } from "./request.ts";
 
 /** The fields whose value is a fraction: sent as DOUBLE request parameters even when integral. */
-const FRACTIONS = new Set(["temperature", "top_p", "presence_penalty", "frequency_penalty"]);
+const FRACTIONS: ReadonlySet<string> = new Set([
+  "temperature",
+  "top_p",
+  "presence_penalty",
+  "frequency_penalty",
+]);
 
 /** A tensor of `values` for `slot`, batch of one where the model batches.
  * @throws {OpenAIError} 400 naming `param` for values that do not fit the input. */
@@ -29,7 +33,7 @@ function inputTensor(slot: InputSlot, values: Json[], param: string | null): Ten
     const leaves = slot.dtype === "BYTES"
       ? values.map((v) => (typeof v === "string" ? v : jsonText(v)))
       : values;
-    const shape = generateShape(what, slot.dims, leaves.length);
+    const shape = shapeHolding(what, slot.dims, leaves.length);
     return tensorFromJson(what, slot.dtype, slot.batched ? [1, ...shape] : shape, leaves);
   } catch (e) {
     if (!(e instanceof TritonError)) throw e;

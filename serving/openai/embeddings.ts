@@ -6,8 +6,7 @@
  * @module
  */
 import { fp16ToNumber } from "../../src/half.ts";
-import { generateShape } from "../kserve/http/generate.ts";
-import { tensorFromJson } from "../common/tensor_data.ts";
+import { shapeHolding, tensorFromJson } from "../common/tensor_data.ts";
 import { TritonError } from "../../src/errors.ts";
 import { badRequest } from "./openai_error.ts";
 import type { EmbeddingPlan } from "./mapping.ts";
@@ -38,8 +37,8 @@ async function embedBatch(
   const what = `input '${input.name}'`;
   const k = strings.length;
   const shape = plan.maxBatchSize > 0
-    ? [k, ...generateShape(what, input.dims, 1)]
-    : generateShape(what, input.dims, k);
+    ? [k, ...shapeHolding(what, input.dims, 1)]
+    : shapeHolding(what, input.dims, k);
   const tensor = tensorFromJson(what, "BYTES", shape, [...strings]);
   using response = await plan.model.inferOne({ inputs: { [input.name]: tensor }, signal });
   const output = response.outputs[plan.output];

@@ -41,7 +41,13 @@ export type ChoiceEvent =
 
 /** The finish reasons of OpenAI's that a model's own are passed through as; others read
  * `stop`. */
-const REASONS = new Set(["stop", "length", "tool_calls", "content_filter", "function_call"]);
+const REASONS: ReadonlySet<string> = new Set([
+  "stop",
+  "length",
+  "tool_calls",
+  "content_filter",
+  "function_call",
+]);
 
 /** The choices of one call, running. */
 export class Generation {

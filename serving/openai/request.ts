@@ -93,7 +93,7 @@ const INT32_MAX = 2 ** 31 - 1;
 
 /** Fields accepted and not acted on (they describe the caller, or choose among OpenAI's own
  * services), by the endpoints that take them. */
-const IGNORED = new Set([
+const IGNORED: ReadonlySet<string> = new Set([
   "user",
   "metadata",
   "store",
@@ -230,8 +230,13 @@ const COMMON = [
 ];
 /** Fields that go to the model only where its mapping carries them, on both endpoints. */
 const FORMAT_FIELDS = ["response_format", "tools", "tool_choice"];
-const COMPLETION_FIELDS = new Set([...COMMON, ...FORMAT_FIELDS, "prompt", "echo"]);
-const CHAT_FIELDS = new Set([
+const COMPLETION_FIELDS: ReadonlySet<string> = new Set([
+  ...COMMON,
+  ...FORMAT_FIELDS,
+  "prompt",
+  "echo",
+]);
+const CHAT_FIELDS: ReadonlySet<string> = new Set([
   ...COMMON,
   "messages",
   "max_completion_tokens",
@@ -281,7 +286,14 @@ export function completionRequest(body: JsonRecord, maxChoices: number): Complet
   return { ...base, fields, prompts, echo };
 }
 
-const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
+const ROLES: ReadonlySet<string> = new Set([
+  "system",
+  "developer",
+  "user",
+  "assistant",
+  "tool",
+  "function",
+]);
 
 /** The text of a message's `content`: a string, or its text parts joined by newlines. */
 function contentText(value: Json | undefined, role: string, param: string): string {
@@ -349,7 +361,7 @@ function chatMessages(value: Json | undefined): ChatMessage[] {
   });
 }
 
-const FORMATS = new Set(["text", "json_object", "json_schema"]);
+const FORMATS: ReadonlySet<string> = new Set(["text", "json_object", "json_schema"]);
 
 /**
  * `response_format`, `tools` and `tool_choice`, checked and added to `fields` (the same on

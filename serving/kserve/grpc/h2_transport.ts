@@ -238,7 +238,7 @@ class MessageReader {
 }
 
 /** Headers that are the transport's, not the call's metadata (as grpc-js removes them). */
-const NOT_METADATA = new Set([
+const NOT_METADATA: ReadonlySet<string> = new Set([
   "grpc-timeout",
   "grpc-encoding",
   "grpc-accept-encoding",

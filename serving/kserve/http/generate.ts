@@ -27,42 +27,7 @@ import {
   string,
 } from "../../common/json.ts";
 import { parameterValue } from "../inference.ts";
-import { dataType, jsonElements, tensorFromJson } from "../../common/tensor_data.ts";
-
-/**
- * The shape of a generate input holding `count` elements: the model's shape, each variable
- * dimension (-1) set to 1 except the innermost one, which takes what the fixed dimensions leave
- * (Triton's rule).
- * @throws {TritonError} INVALID_ARG when the fixed dimensions do not divide `count`.
- */
-export function generateShape(
-  what: string,
-  modelShape: readonly number[],
-  count: number,
-): number[] {
-  let left = count;
-  for (const d of modelShape) {
-    if (d !== -1) {
-      if (d === 0 ? left !== 0 : left % d !== 0) {
-        invalid(
-          `${what}: ${count} elements do not fit the model's shape [${modelShape.join(", ")}]`,
-        );
-      }
-      left = d === 0 ? 0 : left / d;
-    }
-  }
-  const shape = [...modelShape];
-  for (let i = shape.length - 1; i >= 0; i--) {
-    if (shape[i] === -1) {
-      shape[i] = left;
-      left = 1;
-    }
-  }
-  if (left !== 1) {
-    invalid(`${what}: ${count} elements do not fit the model's shape [${modelShape.join(", ")}]`);
-  }
-  return shape;
-}
+import { dataType, jsonElements, shapeHolding, tensorFromJson } from "../../common/tensor_data.ts";
 
 /**
  * Builds the inference request of a generate body: `id` is the request id; a key naming a model
@@ -87,7 +52,7 @@ export function generateRequest(body: JsonRecord, metadata: ModelMetadata): Infe
     inputs[key] = tensorFromJson(
       what,
       dtype,
-      generateShape(what, meta.shape, leaves.length),
+      shapeHolding(what, meta.shape, leaves.length),
       leaves,
     );
   };

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { describeValue } from "./arguments.ts";
+import { describeValue } from "./value_checks.ts";
 import { TritonError } from "./errors.ts";
 
 /**

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { describeValue } from "./arguments.ts";
+import { describeValue } from "./value_checks.ts";
 import { checkCString, LogLevel, type TritonLibrary } from "../ffi/mod.ts";
 import { type LogOptions, optionsFromPlan } from "./options.ts";
 import { planLogOptions } from "./options_plan.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { describeValue } from "./arguments.ts";
+import { describeValue } from "./value_checks.ts";
 import { ModelBatchFlag, ModelTxnPropertyFlag, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { check, TritonError } from "./errors.ts";
 import { readJsonMessage } from "./message.ts";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { describeValue } from "./arguments.ts";
-import { expectRecord, invalidArgument } from "./arguments.ts";
+import { describeValue } from "./value_checks.ts";
+import { expectRecord, invalidArgument } from "./value_checks.ts";
 import { MetricKind as MetricKindCode, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { check, discard, TritonError } from "./errors.ts";
 import { ParameterList } from "./parameters.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { invalidArgument } from "./arguments.ts";
+import { invalidArgument } from "./value_checks.ts";
 import {
   batchProperties,
   type ModelBatchProperties,

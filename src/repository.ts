@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { expectRecord, invalidArgument, knownFields, optionalBoolean } from "./arguments.ts";
+import { expectRecord, invalidArgument, knownFields, optionalBoolean } from "./value_checks.ts";
 import { checkCString, ModelIndexFlag, type Ptr, type TritonLibrary } from "../ffi/mod.ts";
 import { duration } from "./durations.ts";
 import { check, TritonError } from "./errors.ts";

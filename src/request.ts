@@ -21,7 +21,7 @@ import {
   isRecord,
   knownFields,
   optionalBoolean,
-} from "./arguments.ts";
+} from "./value_checks.ts";
 import { check, errorFromPtr, TritonError } from "./errors.ts";
 import { modelMetadata } from "./metadata.ts";
 import { type RequestParameterValue, setRequestParameters } from "./request_parameters.ts";

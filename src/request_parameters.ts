@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { describeValue } from "./arguments.ts";
+import { describeValue } from "./value_checks.ts";
 import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
 import { check, TritonError } from "./errors.ts";
 

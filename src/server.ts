@@ -15,7 +15,7 @@ import {
 } from "./metric_family.ts";
 import { prometheusText } from "./metrics.ts";
 import { checkModelRef, Model } from "./model.ts";
-import { expectRecord, expectString, knownFields, optionalBoolean } from "./arguments.ts";
+import { expectRecord, expectString, knownFields, optionalBoolean } from "./value_checks.ts";
 import { createServerOptions, type LogOptions, type ServerOptions } from "./options.ts";
 import { exitTimeoutSecs } from "./options_plan.ts";
 import {

@@ -13,7 +13,7 @@ import {
   type NumericArray,
   type TensorDataOf,
 } from "./dtypes.ts";
-import { describeValue, invalidArgument, isRecord } from "./arguments.ts";
+import { describeValue, invalidArgument, isRecord } from "./value_checks.ts";
 import { TritonError } from "./errors.ts";
 import { numberToBf16, numberToFp16 } from "./half.ts";
 

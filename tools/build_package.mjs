@@ -1,8 +1,9 @@
 // The package's build (`npm run build`; `npm pack` runs it as `prepack`): dist/ afresh, with the
-// JavaScript and `.d.ts` tsc emits for mod.ts and what it imports (tsconfig.build.json), and the
-// C sources Bun compiles at run time (ffi/native/c: the ring producer, the response allocator, the
-// response reader, the blocking call and the batch deleter's comparator), which the built modules
-// find beside them as the sources do.
+// JavaScript and `.d.ts` tsc emits for the four entries — mod.ts (the binding), serve.ts, grpc.ts
+// and openai.ts (the front ends) — and what they import from src/, serving/ and ffi/
+// (tsconfig.build.json), and the C sources Bun compiles at run time (ffi/native/c: the ring
+// producer, the response allocator, the response reader, the blocking call and the batch
+// deleter's comparator), which the built modules find beside them as the sources do.
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -8,6 +8,7 @@
  */
 import type { Encoding } from "./compression.ts";
 import { TritonErrorWithHeaders } from "./http_errors.ts";
+import { UNSUPPORTED_COMPRESSION } from "./tritonserver_words.ts";
 
 /** The request encodings taken, as the refusal of another lists them. */
 export const ACCEPTED_ENCODINGS = "gzip, deflate";
@@ -25,7 +26,7 @@ export function requestEncoding(headers: Headers): Encoding | undefined {
   const name = given.trim().toLowerCase();
   if (name === "gzip" || name === "deflate") return name;
   if (name === "" || name === "identity") return undefined;
-  throw new TritonErrorWithHeaders("UNSUPPORTED", "Unsupported compression type", {
+  throw new TritonErrorWithHeaders("UNSUPPORTED", UNSUPPORTED_COMPRESSION, {
     "accept-encoding": ACCEPTED_ENCODINGS,
   });
 }

@@ -1,10 +1,22 @@
 /**
  * Request JSON: parsing with exact 64-bit integers, and the shape checks every JSON value goes
- * through before it is used.
+ * through before it is used, in the binding's vocabulary of kinds (src/value_checks.ts) and the
+ * {@link WIRE} voice.
  *
  * @module
  */
 import { parse as parseLossless } from "lossless-json";
+import {
+  ARRAY,
+  BOOLEAN,
+  called,
+  checked,
+  isRecord as isPlainRecord,
+  RECORD,
+  STRING,
+  UNSIGNED,
+  type Voice,
+} from "../../src/value_checks.ts";
 import { invalid } from "./refusals.ts";
 
 /** A parsed JSON value; integers beyond 2^53 are `bigint` (see {@link parseJson}). */
@@ -49,29 +61,37 @@ export function parseJson(bytes: Uint8Array, what: string): Json {
   }
 }
 
-/** Whether `value` is a JSON object (not an array, not null). */
-export function isRecord(value: Json | undefined): value is JsonRecord {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** Whether `value` is a JSON object (not an array, not null): the binding's `isRecord`, typed for
+ * JSON. */
+export const isRecord = isPlainRecord as (value: Json | undefined) => value is JsonRecord;
+
+/** The voice of the wire-value checks: `TritonError` INVALID_ARG (HTTP 400, gRPC
+ * INVALID_ARGUMENT) naming the value as `what` says it, what it got as {@link describe} says. */
+export const WIRE: Voice = {
+  name: (what) => what,
+  describe: (value) => describe(value as Json | undefined),
+  refuse: (message) => invalid(message),
+};
+
+const JSON_OBJECT = called(RECORD, "a JSON object");
+const JSON_ARRAY = called(ARRAY, "a JSON array");
 
 /** `value` as a JSON object.
  * @throws {TritonError} INVALID_ARG naming `what` otherwise. */
 export function record(value: Json | undefined, what: string): JsonRecord {
-  if (!isRecord(value)) invalid(`${what} must be a JSON object, not ${describe(value)}`);
-  return value;
+  return checked(WIRE, JSON_OBJECT, what, value) as JsonRecord;
 }
 
 /** `value` as a string that can be passed to Triton (no NUL character, which would end a C
  * string early and make it name something else).
  * @throws {TritonError} INVALID_ARG naming `what` otherwise. */
 export function string(value: Json | undefined, what: string): string {
-  if (typeof value !== "string") invalid(`${what} must be a string, not ${describe(value)}`);
-  return cText(value, what);
+  return withoutNul(checked(WIRE, STRING, what, value), what);
 }
 
 /** `text`, checked to hold no NUL character (see {@link string}).
  * @throws {TritonError} INVALID_ARG naming `what` otherwise. */
-export function cText(text: string, what: string): string {
+export function withoutNul(text: string, what: string): string {
   if (text.includes("\0")) invalid(`${what} must not contain a NUL character`);
   return text;
 }
@@ -79,27 +99,19 @@ export function cText(text: string, what: string): string {
 /** `value` as a boolean.
  * @throws {TritonError} INVALID_ARG naming `what` otherwise. */
 export function boolean(value: Json | undefined, what: string): boolean {
-  if (typeof value !== "boolean") invalid(`${what} must be a boolean, not ${describe(value)}`);
-  return value;
+  return checked(WIRE, BOOLEAN, what, value);
 }
 
 /** `value` as an unsigned integer (a `bigint` past 2^53).
  * @throws {TritonError} INVALID_ARG naming `what` otherwise. */
 export function unsigned(value: Json | undefined, what: string): number | bigint {
-  if (
-    (typeof value === "number" && Number.isInteger(value) && value >= 0) ||
-    (typeof value === "bigint" && value >= 0n && value <= 0xffffffffffffffffn)
-  ) {
-    return value;
-  }
-  invalid(`${what} must be an unsigned integer, not ${describe(value)}`);
+  return checked(WIRE, UNSIGNED, what, value);
 }
 
 /** `value` as an array.
  * @throws {TritonError} INVALID_ARG naming `what` otherwise. */
 export function array(value: Json | undefined, what: string): Json[] {
-  if (!Array.isArray(value)) invalid(`${what} must be a JSON array, not ${describe(value)}`);
-  return value;
+  return checked(WIRE, JSON_ARRAY, what, value) as Json[];
 }
 
 /**

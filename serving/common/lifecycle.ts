@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { expectRecord, invalidArgument, knownFields } from "../../src/arguments.ts";
+import { expectRecord, invalidArgument, knownFields } from "../../src/value_checks.ts";
 import { duration } from "../../src/durations.ts";
 import { TritonError } from "../../src/errors.ts";
 

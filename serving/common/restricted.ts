@@ -6,6 +6,7 @@
  */
 import { TritonError } from "../../src/errors.ts";
 import { errorResponse } from "./http_errors.ts";
+import { restrictedApi } from "./tritonserver_words.ts";
 
 /**
  * Endpoint categories, Triton's names: `health` (`/v2/health/*`, `.../ready`), `metadata` (`/v2`,
@@ -116,6 +117,6 @@ export function restrictionCheck<C extends string = RestrictedCategory>(
     if (rule === undefined) return undefined;
     const given = header(rule.header.toLowerCase());
     if (given !== null && sameText(given, rule.value)) return undefined;
-    return `This API is restricted, expecting header '${rule.header}'`;
+    return restrictedApi(rule.header);
   };
 }

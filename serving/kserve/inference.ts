@@ -10,13 +10,18 @@ import type { Model } from "../../src/model.ts";
 import type { InferRequest } from "../../src/request.ts";
 import { invalid, unsupported } from "../common/refusals.ts";
 import {
+  CLASSIFICATION_NEGATIVE,
+  classificationNotInteger,
+  DECOUPLED_REFUSED,
+} from "../common/tritonserver_words.ts";
+import {
   boolean,
-  cText,
   describe,
   type Json,
   type JsonRecord,
   string,
   unsigned,
+  withoutNul,
 } from "../common/json.ts";
 
 /** Request parameters with a meaning of their own (KServe's and Triton's); the others go to the
@@ -55,7 +60,7 @@ export function requestParameters(
     switch (key) {
       case "sequence_id":
         options.correlationId = typeof value === "string"
-          ? cText(value, what)
+          ? withoutNul(value, what)
           : unsigned(value, what);
         break;
       case "sequence_start":
@@ -77,7 +82,7 @@ export function requestParameters(
         if (key.startsWith("triton_")) {
           invalid(`parameter keys starting with 'triton_' are reserved for Triton: '${key}'`);
         }
-        model[cText(key, "a parameter key")] = parameterValue(value, what);
+        model[withoutNul(key, "a parameter key")] = parameterValue(value, what);
     }
   }
   options.parameters = model;
@@ -87,7 +92,7 @@ export function requestParameters(
 /** A request parameter's value: a string, boolean or number.
  * @throws {TritonError} INVALID_ARG for anything else. */
 export function parameterValue(value: Json, what: string): string | number | bigint | boolean {
-  if (typeof value === "string") return cText(value, what);
+  if (typeof value === "string") return withoutNul(value, what);
   if (typeof value === "boolean" || typeof value === "number" || typeof value === "bigint") {
     return value;
   }
@@ -157,12 +162,9 @@ const MAX_CLASSES = 2 ** 32 - 1;
  */
 function classCount(value: Json): number {
   if (!(typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value)))) {
-    invalid(
-      "invalid value type for 'classification' parameter, expected an integer, not " +
-        describe(value),
-    );
+    invalid(classificationNotInteger(describe(value)));
   }
-  if (value < 0) invalid("invalid value for 'classification' parameter, expected >= 0");
+  if (value < 0) invalid(CLASSIFICATION_NEGATIVE);
   return value > MAX_CLASSES ? MAX_CLASSES : Number(value);
 }
 
@@ -193,13 +195,15 @@ export function outputOptions(params: JsonRecord, what: string): OutputOptions {
  * Checks that `model` answers one response per request, as one-response inference (HTTP's infer,
  * gRPC's ModelInfer) needs: called before the request is read, then `model.inferOne()` runs it
  * (UNSUPPORTED where a model still sends other than one).
+ * @param transport whose words refuse a decoupled model (tritonserver's, then our hint).
  * @throws {TritonError} UNSUPPORTED for a decoupled model; Triton's error for an unknown one.
  */
-export function checkOneResponse(model: Model): void {
+export function checkOneResponse(model: Model, transport: keyof typeof DECOUPLED_REFUSED): void {
   if (model.transactionProperties().decoupled) {
     unsupported(
-      `model '${model.name}' is decoupled: one-response inference does not serve it; stream ` +
-        "its responses (ModelStreamInfer over gRPC, generate_stream over HTTP)",
+      `${DECOUPLED_REFUSED[transport]}: model '${model.name}' is decoupled, and one-response ` +
+        "inference does not serve it; stream its responses (ModelStreamInfer over gRPC, " +
+        "generate_stream over HTTP)",
     );
   }
 }

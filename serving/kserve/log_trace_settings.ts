@@ -7,11 +7,22 @@
  *
  * @module
  */
-import { describeValue } from "../../src/arguments.ts";
+import { describeValue } from "../../src/value_checks.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { LogOptions } from "../../src/options.ts";
 import type { Server } from "../../src/server.ts";
 import { invalid, unsupported } from "../common/refusals.ts";
+import {
+  badLogFormat,
+  expectKind,
+  expectOneValue,
+  fileNotUpdatable,
+  outOfRange,
+  traceCountBelow,
+  traceModeOnlyTriton,
+  unableToParse,
+  unknownModel,
+} from "../common/tritonserver_words.ts";
 import {
   checkTracing,
   parseLevel,
@@ -62,7 +73,7 @@ export function logSettings(server: Server): LogSettings {
 
 function logBoolean(field: string, value: LogSettingValue): boolean {
   if (typeof value !== "boolean") {
-    invalid(`expect boolean for '${field}', got ${describeValue(value)}`);
+    invalid(expectKind("boolean", field, describeValue(value)));
   }
   return value;
 }
@@ -87,7 +98,7 @@ export function updateLogSettings(
     if (value === null) continue;
     switch (field) {
       case "log_file":
-        unsupported("log file location can not be updated through network protocol");
+        unsupported(fileNotUpdatable("log file"));
         break;
       case "log_info":
         change.info = logBoolean(field, value);
@@ -112,10 +123,10 @@ export function updateLogSettings(
       }
       case "log_format":
         if (typeof value !== "string") {
-          invalid(`expect string for 'log_format', got ${describeValue(value)}`);
+          invalid(expectKind("string", "log_format", describeValue(value)));
         }
         if (value !== "default" && value !== "ISO8601") {
-          invalid(`invalid argument for log_format, got: ${value} (default or ISO8601)`);
+          invalid(`${badLogFormat(value)} (default or ISO8601)`);
         }
         change.format = value === "ISO8601" ? "iso8601" : "default";
         break;
@@ -135,19 +146,19 @@ const TRACE_NUMBERS = {
 } as const;
 const TRACE_FIELDS = ["trace_level", ...Object.keys(TRACE_NUMBERS), "trace_file", "trace_mode"];
 
-/** The one number of `name`'s `values` (Triton's messages).
+/** The one number of `name`'s `values` (tritonserver's messages).
  * @throws {TritonError} INVALID_ARG. */
 function traceNumber(name: keyof typeof TRACE_NUMBERS, values: readonly string[]): number {
   const { min, max } = TRACE_NUMBERS[name];
-  if (values.length !== 1) invalid(`expect only 1 value for '${name}'`);
+  if (values.length !== 1) invalid(expectOneValue(name));
   const text = values[0];
-  if (!/^[+-]?[0-9]+$/.test(text.trim())) invalid(`Unable to parse '${name}', got: ${text}`);
+  if (!/^[+-]?[0-9]+$/.test(text.trim())) invalid(unableToParse(name, text));
   const n = Number(text);
   if (name === "trace_count" && n < min) {
-    invalid(`Unable to parse 'trace_count'. Expecting value >= ${min}, got: ${text}`);
+    invalid(traceCountBelow(min, text));
   }
   if (n < min || n > max) {
-    invalid(`Unable to parse '${name}', value is out of range [ ${min}, ${max} ], got: ${text}`);
+    invalid(outOfRange(name, min, max, text));
   }
   return n;
 }
@@ -162,7 +173,7 @@ function checkModel(server: Server, model: string): void {
   } catch (e) {
     if (e instanceof TritonError && e.code === "UNAVAILABLE") throw e;
   }
-  if (!ready) invalid(`Request for unknown model : ${model}`);
+  if (!ready) invalid(unknownModel(model));
 }
 
 /** The trace settings in force for `model` ("" for the global ones).
@@ -198,10 +209,10 @@ export function updateTraceSettings(
     }
     const clear = values === null || values.length === 0;
     if (name === "trace_file") {
-      unsupported("trace file location can not be updated through network protocol");
+      unsupported(fileNotUpdatable("trace file"));
     } else if (name === "trace_mode") {
       if (!clear && (values.length !== 1 || values[0] !== "triton")) {
-        invalid(`trace_mode can only be 'triton', got: ${values.join(",")}`);
+        invalid(traceModeOnlyTriton(values.join(",")));
       }
     } else if (name === "trace_level") {
       change.level = clear ? null : parseLevel(values);

@@ -16,7 +16,7 @@ import {
   type SharedMemoryMapping,
   unmapSharedMemory,
 } from "../../ffi/mod.ts";
-import { describeValue } from "../../src/arguments.ts";
+import { describeValue } from "../../src/value_checks.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { Server } from "../../src/server.ts";
 import {

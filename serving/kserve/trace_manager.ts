@@ -9,7 +9,7 @@
  * @module
  */
 import { appendFile, writeFile } from "node:fs/promises";
-import { describeValue, expectRecord, knownFields } from "../../src/arguments.ts";
+import { describeValue, expectRecord, knownFields } from "../../src/value_checks.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { Server } from "../../src/server.ts";
 import {

@@ -1,12 +1,32 @@
 /**
- * Reading one field of an OpenAI request body: its kind and range checked, or a 400 in OpenAI's
- * shape whose `param` names the field. A field given as `null` reads as absent, as OpenAI's API
- * takes it.
+ * Reading one field of an OpenAI request body: its kind and range checked in the binding's
+ * vocabulary (src/value_checks.ts), or, in the {@link OPENAI} voice, a 400 in OpenAI's shape whose
+ * `param` names the field. A field given as `null` reads as absent, as OpenAI's API takes it.
  *
  * @module
  */
+import {
+  ARRAY,
+  BOOLEAN,
+  checked,
+  INT64,
+  integerIn as integerKind,
+  numberIn as numberKind,
+  optional,
+  RECORD,
+  STRING,
+  type Voice,
+} from "../../src/value_checks.ts";
 import { describe, isRecord, type Json, type JsonRecord } from "../common/json.ts";
 import { badRequest } from "./openai_error.ts";
+
+/** The voice of an OpenAI request's checks: a 400 in OpenAI's shape whose `param` is the field,
+ * named in quotes in the message. */
+export const OPENAI: Voice = {
+  name: (param) => `'${param}'`,
+  describe: (value) => describe(value as Json | undefined),
+  refuse: (message, param) => badRequest(message, param),
+};
 
 /** The body's field `key`, `undefined` when absent or null. */
 export function field(body: JsonRecord, key: string): Json | undefined {
@@ -16,26 +36,17 @@ export function field(body: JsonRecord, key: string): Json | undefined {
 
 /** `value` as a string; `param` names it in the error. */
 export function text(value: Json | undefined, param: string): string {
-  if (typeof value !== "string") {
-    badRequest(`'${param}' must be a string, not ${describe(value)}`, param);
-  }
-  return value;
+  return checked(OPENAI, STRING, param, value);
 }
 
 /** `value` as a boolean, `undefined` when absent. */
 export function flag(value: Json | undefined, param: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "boolean") {
-    badRequest(`'${param}' must be a boolean, not ${describe(value)}`, param);
-  }
-  return value;
+  return optional(OPENAI, BOOLEAN, param, value);
 }
 
 /** `value` as a JSON object, `undefined` when absent. */
 export function object(value: Json | undefined, param: string): JsonRecord | undefined {
-  if (value === undefined) return undefined;
-  if (!isRecord(value)) badRequest(`'${param}' must be an object, not ${describe(value)}`, param);
-  return value;
+  return optional(OPENAI, RECORD, param, value) as JsonRecord | undefined;
 }
 
 /** `value` as a number in [`min`, `max`], `undefined` when absent. */
@@ -45,12 +56,7 @@ export function numberIn(
   min: number,
   max: number,
 ): number | undefined {
-  if (value === undefined) return undefined;
-  const n = typeof value === "bigint" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isFinite(n) || n < min || n > max) {
-    badRequest(`'${param}' must be a number in [${min}, ${max}], not ${describe(value)}`, param);
-  }
-  return n;
+  return optional(OPENAI, numberKind(min, max), param, value);
 }
 
 /** `value` as an integer in [`min`, `max`], `undefined` when absent. */
@@ -60,32 +66,17 @@ export function integerIn(
   min: number,
   max: number,
 ): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    badRequest(`'${param}' must be an integer in [${min}, ${max}], not ${describe(value)}`, param);
-  }
-  return value;
+  return optional(OPENAI, integerKind(min, max), param, value);
 }
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /** `value` as a 64-bit signed integer (a `bigint` past 2^53), `undefined` when absent. */
 export function int64(value: Json | undefined, param: string): number | bigint | undefined {
-  if (value === undefined) return undefined;
-  const ok = (typeof value === "number" && Number.isSafeInteger(value)) ||
-    (typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX);
-  if (!ok) badRequest(`'${param}' must be a 64-bit integer, not ${describe(value)}`, param);
-  return value as number | bigint;
+  return optional(OPENAI, INT64, param, value);
 }
 
 /** `value` as an array, `undefined` when absent. */
 export function list(value: Json | undefined, param: string): Json[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) {
-    badRequest(`'${param}' must be an array, not ${describe(value)}`, param);
-  }
-  return value;
+  return optional(OPENAI, ARRAY, param, value) as Json[] | undefined;
 }
 
 /** `value` (a JSON value of the body) as a plain JS value: integers past 2^53 become numbers

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isRecord } from "../../src/arguments.ts";
+import { isRecord } from "../../src/value_checks.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { Server } from "../../src/server.ts";
 import { chatTemplateOf } from "./chat_template.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isRecord as isObject } from "../../src/arguments.ts";
+import { isRecord } from "../../src/value_checks.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { Model } from "../../src/model.ts";
 import type { ModelConfig } from "../../src/model_config.ts";
@@ -129,7 +129,7 @@ function inputSinks(
   const defaults = new Map<string, Json>();
   const fieldOf = new Map<string, string>();
   for (const [field, target] of parameters) {
-    if (!isObject(target)) {
+    if (!isRecord(target)) {
       tensors.fail(`parameters['${field}'] must be { input } or { parameter }`);
     }
     if ("input" in target) {
@@ -212,13 +212,13 @@ function customPlan(model: Model, tensors: ModelTensors, mapping: CustomMapping)
     : tensors.input(mapping.stream, "stream flag", ["BOOL"]);
   const constants: Record<string, Tensor> = {};
   if (mapping.inputs !== undefined) {
-    if (!isObject(mapping.inputs)) tensors.fail("the mapping's inputs must be an object");
+    if (!isRecord(mapping.inputs)) tensors.fail("the mapping's inputs must be an object");
     for (const [name, value] of Object.entries(mapping.inputs)) {
       constants[name] = tensors.constant(name, value, "a constant input");
     }
   }
   const usage = mapping.usage;
-  if (usage !== undefined && !isObject(usage)) {
+  if (usage !== undefined && !isRecord(usage)) {
     tensors.fail("the mapping's usage must be an object");
   }
   const promptTokens = usage?.promptTokens === undefined
@@ -231,7 +231,7 @@ function customPlan(model: Model, tensors: ModelTensors, mapping: CustomMapping)
     ? undefined
     : tensors.output(mapping.finishReason, "finish reason", ["BYTES"]);
   const parameters = mapping.parameters ?? {};
-  if (!isObject(parameters)) tensors.fail("the mapping's parameters must be an object");
+  if (!isRecord(parameters)) tensors.fail("the mapping's parameters must be an object");
   const { sinks, defaults } = inputSinks(tensors, Object.entries(parameters));
   return {
     convention: "custom",
@@ -284,7 +284,7 @@ export function generationPlan(
 ): GenerationPlan {
   const model = server.model(spec.model ?? openaiName, spec.version ?? -1);
   const mapping = spec.mapping;
-  if (mapping !== "vllm" && mapping !== "trtllm" && !isObject(mapping)) {
+  if (mapping !== "vllm" && mapping !== "trtllm" && !isRecord(mapping)) {
     throw new TritonError(
       "INVALID_ARG",
       `${describeModel(openaiName, model)}: mapping must be "vllm", "trtllm" or a custom ` +
@@ -310,7 +310,7 @@ export function embeddingPlan(
   const config = configOf(openaiName, model);
   const tensors = new ModelTensors(describeModel(openaiName, model), config);
   const mapping = spec.embedding;
-  if (!isObject(mapping)) tensors.fail("embedding must be { input, output, tokens? }");
+  if (!isRecord(mapping)) tensors.fail("embedding must be { input, output, tokens? }");
   const input = tensors.input(mapping.input, "embedding input", ["BYTES"]);
   const output = tensors.output(mapping.output, "embedding", [...FLOAT_TYPES, "FP16"]);
   const tokens = mapping.tokens === undefined

@@ -7,7 +7,7 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { describeValue, expectRecord } from "../../src/arguments.ts";
+import { describeValue, expectRecord } from "../../src/value_checks.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { Server } from "../../src/server.ts";
 import {

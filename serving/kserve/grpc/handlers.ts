@@ -122,7 +122,7 @@ export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
     ModelInfer: unary(ctx, "inference", P + "ModelInferResponse", async (m, signal) => {
       const message = m as unknown as GrpcInferRequest;
       const target = server.model(message.model_name, versionOf(message.model_version));
-      checkOneResponse(target);
+      checkOneResponse(target, "grpc");
       const read = readInferRequest(message, ctx.regions);
       const shm = read.sharedMemory;
       const response = await inferOneSharing(target, {

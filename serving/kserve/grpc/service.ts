@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { describeValue } from "../../../src/arguments.ts";
+import { describeValue } from "../../../src/value_checks.ts";
 import { TritonError } from "../../../src/errors.ts";
 import { env, runtimeName } from "../../../ffi/mod.ts";
 import type { Server } from "../../../src/server.ts";

@@ -17,7 +17,6 @@ import { HTTP_STATUS } from "../../common/http_errors.ts";
 import { invalid, unsupported } from "../../common/refusals.ts";
 import { type EventStream, eventStream } from "../../common/event_stream.ts";
 import {
-  cText,
   flatten,
   isRecord,
   type Json,
@@ -25,6 +24,7 @@ import {
   parseJson,
   record,
   string,
+  withoutNul,
 } from "../../common/json.ts";
 import { parameterValue } from "../inference.ts";
 import { dataType, jsonElements, shapeHolding, tensorFromJson } from "../../common/tensor_data.ts";
@@ -41,7 +41,7 @@ export function generateRequest(body: JsonRecord, metadata: ModelMetadata): Infe
   const parameters: Record<string, string | number | bigint | boolean> = {};
   let id: string | undefined;
   const take = (key: string, value: Json): void => {
-    const meta = inputsMeta.get(cText(key, "a key of the generate request"));
+    const meta = inputsMeta.get(withoutNul(key, "a key of the generate request"));
     if (meta === undefined) {
       parameters[key] = parameterValue(value, `parameter '${key}'`);
       return;

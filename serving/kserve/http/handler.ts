@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { describeValue, expectRecord } from "../../../src/arguments.ts";
+import { describeValue, expectRecord } from "../../../src/value_checks.ts";
 import { type Context, Hono } from "hono";
 import type { Server } from "../../../src/server.ts";
 import { TritonError } from "../../../src/errors.ts";
@@ -16,7 +16,7 @@ import { invalid } from "../../common/refusals.ts";
 import type { EventStream } from "../../common/event_stream.ts";
 import { generateEndpoint } from "./generate.ts";
 import { inferEndpoint } from "./infer_endpoint.ts";
-import { cText, string, unsigned } from "../../common/json.ts";
+import { string, unsigned, withoutNul } from "../../common/json.ts";
 import { sharedMemoryOption, type SharedMemoryRegions } from "../shared_memory.ts";
 import { Calls } from "../../common/lifecycle.ts";
 import { countedFetch } from "../../common/counted_fetch.ts";
@@ -126,7 +126,7 @@ function json(text: string, status = 200): Response {
 /** The model name in the URL (percent-decoded).
  * @throws {TritonError} INVALID_ARG for a name holding a NUL character. */
 function modelName(c: Context): string {
-  return cText(c.req.param("name")!, "the model name");
+  return withoutNul(c.req.param("name")!, "the model name");
 }
 
 /** The model version in the URL, -1 when none. */
@@ -302,7 +302,7 @@ export function kserveService(
       json[key] === undefined ? undefined : unsigned(json[key], `'${key}'`);
     sharedMemoryRegister(
       regions,
-      cText(c.req.param("region")!, "the region name"),
+      withoutNul(c.req.param("region")!, "the region name"),
       json.key === undefined ? undefined : string(json.key, "'key'"),
       count("offset"),
       count("byte_size"),
@@ -333,7 +333,7 @@ export function kserveService(
     "shared-memory",
     async (c) => {
       const json = await readJsonObject(c.req.raw, limits.json, "register");
-      const name = cText(c.req.param("region") ?? "", "the region name");
+      const name = withoutNul(c.req.param("region") ?? "", "the region name");
       cudaSharedMemoryRegister(regions, name, () => {
         const raw = json.raw_handle;
         const b64 = raw !== null && typeof raw === "object" && !Array.isArray(raw)

@@ -37,7 +37,7 @@ export async function inferEndpoint(
   regions?: SharedMemoryRegions,
   trace?: TraceOptions,
 ): Promise<Response> {
-  checkOneResponse(model);
+  checkOneResponse(model, "http");
   const header = request.headers.get(INFERENCE_HEADER);
   // Binary data counts against the body's limit only; the JSON it follows against the JSON's. A
   // JSON header over its limit in a body that holds it is refused before the body is read, or

@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import type { Server } from "../../../src/server.ts";
 import { readJsonObject, type SizeLimit } from "../../common/body.ts";
 import { invalid } from "../../common/refusals.ts";
-import { cText, describe, type Json } from "../../common/json.ts";
+import { describe, type Json, withoutNul } from "../../common/json.ts";
 import type { Route } from "./handler.ts";
 import {
   logSettings,
@@ -77,6 +77,6 @@ export function settingsRoutes(
     both,
     ["/v2/models/:name/trace/setting"],
     "trace",
-    (c) => trace(c, cText(c.req.param("name")!, "the model name")),
+    (c) => trace(c, withoutNul(c.req.param("name")!, "the model name")),
   );
 }

@@ -22,7 +22,10 @@ import type { Server } from "../mod.ts";
 import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
-import { inferOneSharing, RequestSharedMemory } from "../serving/kserve/request_shared_memory.ts";
+import {
+  inferOneWithSharedMemory,
+  RequestSharedMemory,
+} from "../serving/kserve/request_shared_memory.ts";
 import { idle, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 
@@ -539,7 +542,7 @@ test("Triton's allocator returns the region's address for a placed output; other
     const shm = new RequestSharedMemory(regions);
     shm.output("OUTPUT0", { region: "addr", offset: 256, byteSize: BYTES });
     const data = Int32Array.from({ length: BYTES / 4 }, (_, i) => i * 11 - 3);
-    const response = await inferOneSharing(server.model("identity_int32"), {
+    const response = await inferOneWithSharedMemory(server.model("identity_int32"), {
       inputs: { INPUT0: { dtype: "INT32", shape: [1, BYTES / 4], data } },
     }, shm);
     try {
@@ -561,7 +564,7 @@ test("Triton's allocator returns the region's address for a placed output; other
     shm2.output("OUTPUT0", { region: "addr", offset: 512 * 1024, byteSize: 64 });
     const a = Float32Array.from({ length: 16 }, (_, i) => i * 0.5);
     const b = new Float32Array(16).fill(2);
-    const r2 = await inferOneSharing(
+    const r2 = await inferOneWithSharedMemory(
       server.model("add_sub"),
       { inputs: { INPUT0: a, INPUT1: b } },
       shm2,

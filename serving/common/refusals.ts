@@ -1,6 +1,7 @@
 /**
  * The errors the KServe operations throw, on both protocols: each front end answers a
- * {@link TritonError} with its code's status (HTTP: `http/errors.ts`, gRPC: `grpc/status.ts`).
+ * {@link TritonError} with its code's status (HTTP: `http_errors.ts`, gRPC:
+ * `../kserve/grpc/status.ts`).
  *
  * @module
  */

@@ -179,7 +179,7 @@ export function classifiedOutputs(
 /** Whether the model that answered `response` batches (`TRITONSERVER_ServerModelBatchProperties`
  * of the version that ran has `TRITONSERVER_BATCH_FIRST_DIM`), as tritonserver asks it.
  * @throws {TritonError} Triton's error where that version is no longer loaded. */
-export function answeredBatching(server: Server, response: InferResponse): boolean {
+export function respondingModelBatches(server: Server, response: InferResponse): boolean {
   const { name, version } = response.model;
   return server.model(name, version).batchProperties().firstDim;
 }

@@ -1,8 +1,8 @@
 /**
  * The inference rules of both protocols: request parameters, the parameters of each input and
  * requested output (binary data, and the extensions: shared memory, classification), and one
- * response for one request. `http/infer_request.ts` and `grpc/infer.ts` decode their encodings
- * into these and nothing more.
+ * response for one request. `http/infer_request.ts` and `grpc/infer_messages.ts` decode their
+ * encodings into these and nothing more.
  *
  * @module
  */

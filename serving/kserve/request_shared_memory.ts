@@ -92,8 +92,8 @@ export class RequestSharedMemory {
   }
 
   /** The outputs' parts of their system regions by name, for Triton's allocator to write them
-   * in place (see {@link inferSharing}); {@link writeOutputs} leaves these alone. Outputs in CUDA
-   * regions are not among them: {@link writeOutputs} copies them in. */
+   * in place (see {@link inferWithSharedMemory}); {@link writeOutputs} leaves these alone.
+   * Outputs in CUDA regions are not among them: {@link writeOutputs} copies them in. */
   placedOutputs(): ReadonlyMap<string, Uint8Array> {
     const placed = new Map<string, Uint8Array>();
     for (const [name, lease] of this.#outputs) {
@@ -174,7 +174,7 @@ export class RequestSharedMemory {
  * `shm.releaseOutputs()`; where this throws, `shm.release()`.
  * @throws {TritonError} as `model.infer()`.
  */
-export function inferSharing(
+export function inferWithSharedMemory(
   model: Model,
   request: InferRequest,
   shm: RequestSharedMemory,
@@ -187,13 +187,13 @@ export function inferSharing(
 }
 
 /**
- * Runs `request`, which has one response, with its regions ({@link inferSharing}). The caller
- * disposes the response, then calls `shm.releaseOutputs()`. Outputs in CUDA regions are copied
- * in before this resolves.
+ * Runs `request`, which has one response, with its regions ({@link inferWithSharedMemory}). The
+ * caller disposes the response, then calls `shm.releaseOutputs()`. Outputs in CUDA regions are
+ * copied in before this resolves.
  * @throws {TritonError} as `model.inferOne()`; INTERNAL for an output larger than its region's
  *   part (the response's error, or for a CUDA region this one; tritonserver's message).
  */
-export async function inferOneSharing(
+export async function inferOneWithSharedMemory(
   model: Model,
   request: InferRequest,
   shm: RequestSharedMemory,
@@ -201,7 +201,7 @@ export async function inferOneSharing(
   if (!shm.used) return model.inferOne(request);
   let stream: AsyncGenerator<InferResponse>;
   try {
-    stream = inferSharing(model, request, shm);
+    stream = inferWithSharedMemory(model, request, shm);
   } catch (e) {
     shm.release();
     throw e;

@@ -22,7 +22,7 @@ import type { EventStream } from "../common/event_stream.ts";
 import { type JsonRecord, parseJson, record } from "../common/json.ts";
 import { Calls } from "../common/lifecycle.ts";
 import { countedFetch } from "../common/counted_fetch.ts";
-import { routesOf } from "../common/routes.ts";
+import { type Method, routesOf } from "../common/routes.ts";
 import { type Restriction, restrictionCheck } from "../common/restricted.ts";
 import { type Answer, chat, completion } from "./completions.ts";
 import { embeddings } from "./embeddings.ts";
@@ -130,6 +130,114 @@ async function readJson(request: Request, limit: SizeLimit): Promise<JsonRecord>
   return body;
 }
 
+/** What the routes of one service share. */
+interface Served {
+  readonly server: Server;
+  /** The served models by the name calls give. */
+  readonly models: ReadonlyMap<string, ServedModel>;
+  /** When the service was made (seconds since the epoch): the models' `created`. */
+  readonly created: number;
+  readonly limit: SizeLimit;
+  readonly maxChoices: number;
+  /** Lifts the runtime's idle timeout for a call that streams (the first chunk may be long in
+   * coming, and chunks far apart). */
+  readonly streaming: (request: Request) => void;
+  /** Keeps the event stream of a streamed response: the call counts until the stream ends, and
+   * closing the service ends it. */
+  readonly keepStream: (response: Response, stream: EventStream) => void;
+}
+
+/** A route's handler. */
+type Handler = (served: Served, c: Context) => Response | Promise<Response>;
+
+/** The served model a body names, of `kind`.
+ * @throws {OpenAIError} 404 `model_not_found` for an unknown one; 400 for one of another kind. */
+function modelFor<K extends ServedModel["kind"]>(
+  s: Served,
+  name: string,
+  kind: K,
+): Extract<ServedModel, { kind: K }> {
+  const served = s.models.get(name);
+  if (served === undefined) {
+    throw new OpenAIError(404, `The model '${name}' does not exist`, "model", "model_not_found");
+  }
+  if (served.kind !== kind) {
+    throw new OpenAIError(
+      400,
+      kind === "embedding"
+        ? `model '${name}' generates text: use /v1/completions or /v1/chat/completions`
+        : `model '${name}' is an embedding model: use /v1/embeddings`,
+      "model",
+    );
+  }
+  return served as Extract<ServedModel, { kind: K }>;
+}
+
+/** `answer`'s response, its event stream kept where it streams. */
+function streamed(s: Served, answer: Answer): Response {
+  const { response, stream } = answer;
+  if (stream) s.keepStream(response, stream);
+  return response;
+}
+
+const listModels: Handler = ({ models, created }) =>
+  new Response(
+    JSON.stringify({
+      object: "list",
+      data: [...models.keys()].map((id) => modelObject(id, created)),
+    }),
+    { headers: JSON_TYPE },
+  );
+
+const oneModel: Handler = ({ models, created }, c) => {
+  const id = c.req.param("id") ?? "";
+  if (!models.has(id)) {
+    throw new OpenAIError(404, `The model '${id}' does not exist`, "model", "model_not_found");
+  }
+  return new Response(JSON.stringify(modelObject(id, created)), { headers: JSON_TYPE });
+};
+
+const completions: Handler = async (s, c) => {
+  const request = completionRequest(await readJson(c.req.raw, s.limit), s.maxChoices);
+  const target = modelFor(s, request.model, "generation");
+  if (request.stream) s.streaming(c.req.raw);
+  return streamed(s, await completion(target, request, c.req.raw.signal));
+};
+
+const chatCompletions: Handler = async (s, c) => {
+  const request = chatRequest(await readJson(c.req.raw, s.limit), s.maxChoices);
+  const target = modelFor(s, request.model, "generation");
+  if (request.stream) s.streaming(c.req.raw);
+  return streamed(s, await chat(target, request, c.req.raw.signal));
+};
+
+const embeddingsRoute: Handler = async (s, c) => {
+  const request = embeddingRequest(await readJson(c.req.raw, s.limit));
+  const { plan } = modelFor(s, request.model, "embedding");
+  return await embeddings(plan, request, c.req.raw.signal);
+};
+
+/** 200 while `up` says so, else 400 saying the server is not `what`. */
+const health = (up: (server: Server) => boolean, what: string): Handler => ({ server }) =>
+  up(server)
+    ? new Response(null, { status: 200 })
+    : errorResponse(new OpenAIError(400, `the server is not ${what}`));
+
+const metrics: Handler = ({ server }) =>
+  new Response(server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } });
+
+/** The routes, one a line: method, paths, restricted-API category, handler. */
+const ROUTES: readonly (readonly [Method, string[], OpenAIRestrictedCategory, Handler])[] = [
+  ["GET", ["/v1/models"], "model-list", listModels],
+  ["GET", ["/v1/models/:id{.+}"], "model-list", oneModel],
+  ["POST", ["/v1/completions"], "inference", completions],
+  ["POST", ["/v1/chat/completions"], "inference", chatCompletions],
+  ["POST", ["/v1/embeddings"], "inference", embeddingsRoute],
+  ["GET", ["/health/ready", "/v2/health/ready"], "health", health((s) => s.ready(), "ready")],
+  ["GET", ["/v2/health/live"], "health", health((s) => s.live(), "live")],
+  ["GET", ["/metrics"], "metrics", metrics],
+];
+
 /**
  * @internal {@link openaiHandler} with what `serveOpenAI()` needs to close gracefully.
  * @throws {TritonError} as {@link openaiHandler}.
@@ -147,7 +255,6 @@ export function openaiService(
   const maxChoices = wholeOption(options, "maxChoices", DEFAULT_MAX_CHOICES, 1);
   const check = restrictionCheck<OpenAIRestrictedCategory>(options.restrictedApis, CATEGORIES);
   const models = servedModels(server, options.models);
-  const created = Math.floor(Date.now() / 1000);
   /** Streamed responses and their streams; the streams still open. */
   const streams = new WeakMap<Response, EventStream>();
   const open = new Set<EventStream>();
@@ -166,92 +273,22 @@ export function openaiService(
       ? undefined
       : errorResponse(new OpenAIError(403, denied, null, "restricted_api"));
   }, notAllowed);
-
-  /** The served model a body names, of `kind`. */
-  const modelFor = <K extends ServedModel["kind"]>(
-    name: string,
-    kind: K,
-  ): Extract<ServedModel, { kind: K }> => {
-    const served = models.get(name);
-    if (served === undefined) {
-      throw new OpenAIError(404, `The model '${name}' does not exist`, "model", "model_not_found");
-    }
-    if (served.kind !== kind) {
-      throw new OpenAIError(
-        400,
-        kind === "embedding"
-          ? `model '${name}' generates text: use /v1/completions or /v1/chat/completions`
-          : `model '${name}' is an embedding model: use /v1/embeddings`,
-        "model",
-      );
-    }
-    return served as Extract<ServedModel, { kind: K }>;
-  };
-  /** Lifts the runtime's idle timeout for a call that streams (the first chunk may be long in
-   * coming, and chunks far apart). */
-  const streaming = (request: Request, stream: boolean) => {
-    if (stream) hooks.onStream?.(request);
-  };
-  const streamed = (answer: Answer): Response => {
-    const { response, stream } = answer;
-    if (stream) {
+  const served: Served = {
+    server,
+    models,
+    created: Math.floor(Date.now() / 1000),
+    limit,
+    maxChoices,
+    streaming: (request) => hooks.onStream?.(request),
+    keepStream: (response, stream) => {
       streams.set(response, stream);
       open.add(stream);
       stream.ended.then(() => open.delete(stream));
-    }
-    return response;
+    },
   };
-
-  route("GET", ["/v1/models"], "model-list", () =>
-    new Response(
-      JSON.stringify({
-        object: "list",
-        data: [...models.keys()].map((id) => modelObject(id, created)),
-      }),
-      { headers: JSON_TYPE },
-    ));
-  route("GET", ["/v1/models/:id{.+}"], "model-list", (c) => {
-    const id = c.req.param("id") ?? "";
-    if (!models.has(id)) {
-      throw new OpenAIError(404, `The model '${id}' does not exist`, "model", "model_not_found");
-    }
-    return new Response(JSON.stringify(modelObject(id, created)), { headers: JSON_TYPE });
-  });
-  route("POST", ["/v1/completions"], "inference", async (c) => {
-    const request = completionRequest(await readJson(c.req.raw, limit), maxChoices);
-    const target = modelFor(request.model, "generation");
-    streaming(c.req.raw, request.stream);
-    return streamed(await completion(target, request, c.req.raw.signal));
-  });
-  route("POST", ["/v1/chat/completions"], "inference", async (c) => {
-    const request = chatRequest(await readJson(c.req.raw, limit), maxChoices);
-    const target = modelFor(request.model, "generation");
-    streaming(c.req.raw, request.stream);
-    return streamed(await chat(target, request, c.req.raw.signal));
-  });
-  route("POST", ["/v1/embeddings"], "inference", async (c) => {
-    const request = embeddingRequest(await readJson(c.req.raw, limit));
-    const { plan } = modelFor(request.model, "embedding");
-    return await embeddings(plan, request, c.req.raw.signal);
-  });
-  const health = (ok: () => boolean, what: string) => () =>
-    ok()
-      ? new Response(null, { status: 200 })
-      : errorResponse(new OpenAIError(400, `the server is not ${what}`));
-  route(
-    "GET",
-    ["/health/ready", "/v2/health/ready"],
-    "health",
-    health(() => server.ready(), "ready"),
-  );
-  route("GET", ["/v2/health/live"], "health", health(() => server.live(), "live"));
-  route(
-    "GET",
-    ["/metrics"],
-    "metrics",
-    () =>
-      new Response(server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } }),
-  );
+  for (const [method, paths, category, handler] of ROUTES) {
+    route(method, paths, category, (c) => handler(served, c));
+  }
 
   const fetch = countedFetch((request) => app.fetch(request), errorResponse, calls, streams);
   return {

@@ -1,12 +1,13 @@
 /**
  * The RPCs of `inference.GRPCInferenceService` and `grpc.health.v1.Health/Check`: each decodes
  * its message into the arguments of the KServe operations (`../operations.ts`,
- * `../inference.ts`), calls them and gives back the response message. ModelStreamInfer is in
- * `stream_infer.ts`, LogSettings and TraceSetting in `settings.ts`, what they share in `rpc.ts`.
+ * `../inference.ts`), calls them and gives back the response message; {@link INFERENCE_RPCS}
+ * is the table of them. ModelStreamInfer is in `stream_infer.ts`, LogSettings and TraceSetting in
+ * `settings_rpcs.ts`, what they share in `rpc.ts`.
  *
  * @module
  */
-import { answeredBatching, classifiedOutputs } from "../classification.ts";
+import { classifiedOutputs, respondingModelBatches } from "../classification.ts";
 import { checkOneResponse } from "../inference.ts";
 import {
   type CallParameter,
@@ -28,7 +29,7 @@ import {
   sharedMemoryUnregister,
   versionOf,
 } from "../operations.ts";
-import { inferOneSharing } from "../request_shared_memory.ts";
+import { inferOneWithSharedMemory } from "../request_shared_memory.ts";
 import {
   type GrpcInferRequest,
   type GrpcParameter,
@@ -36,13 +37,13 @@ import {
   inferResponseMessage,
   readInferRequest,
 } from "./infer_messages.ts";
-import { settingsRpcs } from "./settings_rpcs.ts";
+import { logSettingsRpc, traceSettingRpc } from "./settings_rpcs.ts";
 import { modelStreamInfer } from "./stream_infer.ts";
-import { type Message, type RpcContext, unary } from "./rpc.ts";
+import { type Message, type Rpc, type RpcContext, type RpcLine, unary } from "./rpc.ts";
 import type { ServiceImplementation } from "./transport.ts";
 
-/** A string field ("" where absent). */
-const str = (m: Message, key: string) => (m[key] as string | undefined) ?? "";
+/** A string field of `message` ("" where absent). */
+const stringField = (message: Message, key: string) => (message[key] as string | undefined) ?? "";
 
 /** A message's `parameters` map as plain values. */
 function parameters(m: Message): Record<string, CallParameter> {
@@ -52,186 +53,161 @@ function parameters(m: Message): Record<string, CallParameter> {
   return out;
 }
 
-/** The handlers of `inference.GRPCInferenceService`. */
+/** The model a message names (`name`, `version` fields, or those given), its version as a number
+ * (-1 for none). */
+const modelOf = (m: Message, name = "name", version = "version") =>
+  [stringField(m, name), versionOf(stringField(m, version))] as const;
+
+const serverLiveRpc: Rpc = ({ server }) => ({ live: serverLive(server) });
+const serverReadyRpc: Rpc = ({ server }) => ({ ready: serverReady(server) });
+const modelReadyRpc: Rpc = ({ server }, m) => ({ ready: modelReady(server, ...modelOf(m)) });
+const serverMetadataRpc: Rpc = ({ server, regions }) => serverMetadata(server, regions);
+const modelMetadataRpc: Rpc = ({ server }, m) => modelMetadata(server, ...modelOf(m));
+const modelConfigRpc: Rpc = ({ server }, m) => ({ config: modelConfig(server, ...modelOf(m)) });
+const modelStatisticsRpc: Rpc = ({ server }, m) => ({
+  model_stats: modelStatistics(server, ...modelOf(m)),
+});
+
+const repositoryIndexRpc: Rpc = ({ server }, m) => ({
+  models: repositoryIndex(server, m.ready === true, stringField(m, "repository_name")).map((e) => ({
+    name: e.name,
+    version: e.version === undefined ? "" : String(e.version),
+    state: e.state ?? "",
+    reason: e.reason ?? "",
+  })),
+});
+
+const repositoryModelLoadRpc: Rpc = async ({ server }, m) => {
+  const name = stringField(m, "model_name");
+  await repositoryLoad(server, name, parameters(m), stringField(m, "repository_name"));
+  return {};
+};
+
+const repositoryModelUnloadRpc: Rpc = async ({ server }, m) => {
+  const name = stringField(m, "model_name");
+  await repositoryUnload(server, name, parameters(m), stringField(m, "repository_name"));
+  return {};
+};
+
+/** ModelInfer: one request, one response, its outputs in shared memory where it says so. */
+const modelInferRpc: Rpc = async (ctx, m, signal, encode) => {
+  const message = m as unknown as GrpcInferRequest;
+  const target = ctx.server.model(message.model_name, versionOf(message.model_version));
+  checkOneResponse(target, "grpc");
+  const read = readInferRequest(message, ctx.regions);
+  const shm = read.sharedMemory;
+  const response = await inferOneWithSharedMemory(target, {
+    ...read.request,
+    signal,
+    trace: ctx.traces.sample(message.model_name),
+  }, shm);
+  try {
+    // Encoded while held: its outputs may view Triton's buffers until it is disposed.
+    const outputs = classifiedOutputs(
+      response,
+      read.classification,
+      () => respondingModelBatches(ctx.server, response),
+    );
+    return encode(
+      inferResponseMessage(response, undefined, (output) => shm.isOutput(output), outputs),
+    );
+  } finally {
+    response.dispose();
+    shm.releaseOutputs(); // its outputs in shared memory viewed their regions until now
+  }
+};
+
+const systemSharedMemoryStatusRpc: Rpc = ({ regions }, m) => ({
+  regions: Object.fromEntries(
+    sharedMemoryStatus(regions, stringField(m, "name")).map((r) => [r.name, {
+      name: r.name,
+      key: r.key,
+      offset: r.offset,
+      byte_size: r.byteSize,
+    }]),
+  ),
+});
+
+const systemSharedMemoryRegisterRpc: Rpc = ({ regions }, m) => {
+  sharedMemoryRegister(
+    regions,
+    stringField(m, "name"),
+    stringField(m, "key"),
+    BigInt((m.offset as string | undefined) ?? "0"),
+    BigInt((m.byte_size as string | undefined) ?? "0"),
+  );
+  return {};
+};
+
+const systemSharedMemoryUnregisterRpc: Rpc = ({ regions }, m) => {
+  sharedMemoryUnregister(regions, stringField(m, "name"));
+  return {};
+};
+
+const cudaSharedMemoryStatusRpc: Rpc = ({ regions }, m) => ({
+  regions: Object.fromEntries(
+    cudaSharedMemoryStatus(regions, stringField(m, "name")).map((r) => [r.name, {
+      name: r.name,
+      device_id: r.deviceId,
+      byte_size: r.byteSize,
+    }]),
+  ),
+});
+
+const cudaSharedMemoryRegisterRpc: Rpc = ({ regions }, m) => {
+  cudaSharedMemoryRegister(regions, stringField(m, "name"), () => ({
+    rawHandle: (m.raw_handle as Uint8Array | undefined) ?? new Uint8Array(0),
+    deviceId: BigInt((m.device_id as string | undefined) ?? "0"),
+    byteSize: BigInt((m.byte_size as string | undefined) ?? "0"),
+  }));
+  return {};
+};
+
+const cudaSharedMemoryUnregisterRpc: Rpc = ({ regions }, m) => {
+  cudaSharedMemoryUnregister(regions, stringField(m, "name"));
+  return {};
+};
+
+/**
+ * The unary RPCs of `inference.GRPCInferenceService`, one a line: its restricted-API category,
+ * its handler, and `"fromObject"` where the handler's plain object goes through protobufjs's
+ * `fromObject` (64-bit numbers and enums as they are read). Each answers `<RPC>Response`.
+ */
+const INFERENCE_RPCS: Readonly<Record<string, RpcLine>> = {
+  ServerLive: ["health", serverLiveRpc],
+  ServerReady: ["health", serverReadyRpc],
+  ModelReady: ["health", modelReadyRpc],
+  ServerMetadata: ["metadata", serverMetadataRpc],
+  ModelMetadata: ["metadata", modelMetadataRpc, "fromObject"],
+  ModelConfig: ["model-config", modelConfigRpc, "fromObject"],
+  ModelStatistics: ["statistics", modelStatisticsRpc, "fromObject"],
+  RepositoryIndex: ["model-repository", repositoryIndexRpc],
+  RepositoryModelLoad: ["model-repository", repositoryModelLoadRpc],
+  RepositoryModelUnload: ["model-repository", repositoryModelUnloadRpc],
+  ModelInfer: ["inference", modelInferRpc],
+  LogSettings: ["logging", logSettingsRpc],
+  TraceSetting: ["trace", traceSettingRpc],
+  SystemSharedMemoryStatus: ["shared-memory", systemSharedMemoryStatusRpc, "fromObject"],
+  SystemSharedMemoryRegister: ["shared-memory", systemSharedMemoryRegisterRpc],
+  SystemSharedMemoryUnregister: ["shared-memory", systemSharedMemoryUnregisterRpc],
+  CudaSharedMemoryStatus: ["shared-memory", cudaSharedMemoryStatusRpc, "fromObject"],
+  CudaSharedMemoryRegister: ["shared-memory", cudaSharedMemoryRegisterRpc],
+  CudaSharedMemoryUnregister: ["shared-memory", cudaSharedMemoryUnregisterRpc],
+};
+
+/** The handlers of `inference.GRPCInferenceService`: {@link INFERENCE_RPCS} over `ctx`, and
+ * ModelStreamInfer (`stream_infer.ts`). */
 export function inferenceHandlers(ctx: RpcContext): ServiceImplementation {
-  const { server } = ctx;
-  const P = "inference.";
-  const encodeInferResponse = (() => {
-    const t = ctx.root.lookupType(P + "ModelInferResponse");
-    return (message: object): Uint8Array => t.encode(message).finish();
-  })();
-  const model = (m: Message, name = "name", version = "version") =>
-    [str(m, name), versionOf(str(m, version))] as const;
-  return {
-    ServerLive: unary(ctx, "health", P + "ServerLiveResponse", () => ({
-      live: serverLive(server),
-    })),
-    ServerReady: unary(ctx, "health", P + "ServerReadyResponse", () => ({
-      ready: serverReady(server),
-    })),
-    ModelReady: unary(ctx, "health", P + "ModelReadyResponse", (m) => ({
-      ready: modelReady(server, ...model(m)),
-    })),
-    ServerMetadata: unary(
-      ctx,
-      "metadata",
-      P + "ServerMetadataResponse",
-      () => serverMetadata(server, ctx.regions),
-    ),
-    ModelMetadata: unary(
-      ctx,
-      "metadata",
-      P + "ModelMetadataResponse",
-      (m) => modelMetadata(server, ...model(m)),
-      true,
-    ),
-    ModelConfig: unary(ctx, "model-config", P + "ModelConfigResponse", (m) => ({
-      config: modelConfig(server, ...model(m)),
-    }), true),
-    ModelStatistics: unary(ctx, "statistics", P + "ModelStatisticsResponse", (m) => ({
-      model_stats: modelStatistics(server, ...model(m)),
-    }), true),
-    RepositoryIndex: unary(ctx, "model-repository", P + "RepositoryIndexResponse", (m) => ({
-      models: repositoryIndex(server, m.ready === true, str(m, "repository_name")).map((e) => ({
-        name: e.name,
-        version: e.version === undefined ? "" : String(e.version),
-        state: e.state ?? "",
-        reason: e.reason ?? "",
-      })),
-    })),
-    RepositoryModelLoad: unary(
-      ctx,
-      "model-repository",
-      P + "RepositoryModelLoadResponse",
-      async (m) => {
-        const name = str(m, "model_name");
-        await repositoryLoad(server, name, parameters(m), str(m, "repository_name"));
-        return {};
-      },
-    ),
-    RepositoryModelUnload: unary(
-      ctx,
-      "model-repository",
-      P + "RepositoryModelUnloadResponse",
-      async (m) => {
-        const name = str(m, "model_name");
-        await repositoryUnload(server, name, parameters(m), str(m, "repository_name"));
-        return {};
-      },
-    ),
-    ModelInfer: unary(ctx, "inference", P + "ModelInferResponse", async (m, signal) => {
-      const message = m as unknown as GrpcInferRequest;
-      const target = server.model(message.model_name, versionOf(message.model_version));
-      checkOneResponse(target, "grpc");
-      const read = readInferRequest(message, ctx.regions);
-      const shm = read.sharedMemory;
-      const response = await inferOneSharing(target, {
-        ...read.request,
-        signal,
-        trace: ctx.traces.sample(message.model_name),
-      }, shm);
-      try {
-        // Encoded while held: its outputs may view Triton's buffers until it is disposed.
-        const outputs = classifiedOutputs(
-          response,
-          read.classification,
-          () => answeredBatching(server, response),
-        );
-        return encodeInferResponse(
-          inferResponseMessage(response, undefined, (output) => shm.isOutput(output), outputs),
-        );
-      } finally {
-        response.dispose();
-        shm.releaseOutputs(); // its outputs in shared memory viewed their regions until now
-      }
-    }),
-    ...settingsRpcs(ctx),
-    ModelStreamInfer: modelStreamInfer(ctx),
-    SystemSharedMemoryStatus: unary(
-      ctx,
-      "shared-memory",
-      P + "SystemSharedMemoryStatusResponse",
-      (m) => ({
-        regions: Object.fromEntries(
-          sharedMemoryStatus(ctx.regions, str(m, "name")).map((r) => [r.name, {
-            name: r.name,
-            key: r.key,
-            offset: r.offset,
-            byte_size: r.byteSize,
-          }]),
-        ),
-      }),
-      true,
-    ),
-    SystemSharedMemoryRegister: unary(
-      ctx,
-      "shared-memory",
-      P + "SystemSharedMemoryRegisterResponse",
-      (m) => {
-        sharedMemoryRegister(
-          ctx.regions,
-          str(m, "name"),
-          str(m, "key"),
-          BigInt((m.offset as string | undefined) ?? "0"),
-          BigInt((m.byte_size as string | undefined) ?? "0"),
-        );
-        return {};
-      },
-    ),
-    SystemSharedMemoryUnregister: unary(
-      ctx,
-      "shared-memory",
-      P + "SystemSharedMemoryUnregisterResponse",
-      (m) => {
-        sharedMemoryUnregister(ctx.regions, str(m, "name"));
-        return {};
-      },
-    ),
-    CudaSharedMemoryStatus: unary(
-      ctx,
-      "shared-memory",
-      P + "CudaSharedMemoryStatusResponse",
-      (m) => ({
-        regions: Object.fromEntries(
-          cudaSharedMemoryStatus(ctx.regions, str(m, "name")).map((r) => [r.name, {
-            name: r.name,
-            device_id: r.deviceId,
-            byte_size: r.byteSize,
-          }]),
-        ),
-      }),
-      true,
-    ),
-    CudaSharedMemoryRegister: unary(
-      ctx,
-      "shared-memory",
-      P + "CudaSharedMemoryRegisterResponse",
-      (m) => {
-        cudaSharedMemoryRegister(ctx.regions, str(m, "name"), () => ({
-          rawHandle: (m.raw_handle as Uint8Array | undefined) ?? new Uint8Array(0),
-          deviceId: BigInt((m.device_id as string | undefined) ?? "0"),
-          byteSize: BigInt((m.byte_size as string | undefined) ?? "0"),
-        }));
-        return {};
-      },
-    ),
-    CudaSharedMemoryUnregister: unary(
-      ctx,
-      "shared-memory",
-      P + "CudaSharedMemoryUnregisterResponse",
-      (m) => {
-        cudaSharedMemoryUnregister(ctx.regions, str(m, "name"));
-        return {};
-      },
-    ),
-  };
+  const unaries = Object.entries(INFERENCE_RPCS).map(([name, [category, run, conversion]]) => [
+    name,
+    unary(ctx, category, `inference.${name}Response`, run, conversion),
+  ]);
+  return { ...Object.fromEntries(unaries), ModelStreamInfer: modelStreamInfer(ctx) };
 }
 
 /** The handler of `grpc.health.v1.Health/Check`: SERVING while the server is ready. */
 export function healthHandlers(ctx: RpcContext): ServiceImplementation {
-  return {
-    Check: unary(ctx, "health", "grpc.health.v1.HealthCheckResponse", () => ({
-      status: serverReady(ctx.server) ? 1 : 2, // SERVING, NOT_SERVING
-    })),
-  };
+  // 1: SERVING, 2: NOT_SERVING
+  const check: Rpc = ({ server }) => ({ status: serverReady(server) ? 1 : 2 });
+  return { Check: unary(ctx, "health", "grpc.health.v1.HealthCheckResponse", check) };
 }

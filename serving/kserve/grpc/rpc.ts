@@ -33,16 +33,36 @@ export interface RpcContext {
 /** A request message as decoded (`longs` as strings, defaults filled in). */
 export type Message = Record<string, unknown>;
 
+/** What a unary RPC does: `request` (with the call's `signal`) → the response, a plain object
+ * or bytes already encoded (with `encode`, the response type's encoder, where the response must
+ * be encoded before something it views is released). */
+export type Rpc = (
+  ctx: RpcContext,
+  request: Message,
+  signal: AbortSignal,
+  encode: (message: object) => Uint8Array,
+) => unknown;
+
+/** How a handler's plain object becomes the response message: as it is, or through protobufjs's
+ * `fromObject` (64-bit numbers and enums as they are read). */
+export type Conversion = "asIs" | "fromObject";
+
+/** One line of a service's table of unary RPCs: its restricted-API category, its handler, its
+ * {@link Conversion} (default `"asIs"`). */
+export type RpcLine = readonly [RestrictedCategory, Rpc, Conversion?];
+
 /** A unary RPC over `ctx`: `run` gives the response (a plain object of `responseType`, converted
- * with `fromObject` where `convert`, or bytes already encoded). */
+ * as `conversion` says, or bytes already encoded). */
 export function unary(
   ctx: RpcContext,
   category: RestrictedCategory,
   responseType: string,
-  run: (request: Message, signal: AbortSignal) => unknown,
-  convert = false,
+  run: Rpc,
+  conversion: Conversion = "asIs",
 ): UnaryHandler {
   const res = ctx.root.lookupType(responseType);
+  const encode = (message: object): Uint8Array => res.encode(message).finish();
+  const convert = conversion === "fromObject";
   const { calls } = ctx;
   return (call, callback) => {
     const denied = ctx.denied(category, call);
@@ -53,15 +73,16 @@ export function unary(
     call.on("cancelled", () => {
       if (calls.has(controller)) controller.abort(new Error("the client cancelled the call"));
     });
-    new Promise((resolve) => resolve(run(call.request as Message, controller.signal))).then(
-      (value) => {
-        calls.end(controller);
-        callback(null, convert ? res.fromObject(value as object) : value);
-      },
-      (e) => {
-        calls.end(controller);
-        callback(statusOf(e));
-      },
-    );
+    new Promise((resolve) => resolve(run(ctx, call.request as Message, controller.signal, encode)))
+      .then(
+        (value) => {
+          calls.end(controller);
+          callback(null, convert ? res.fromObject(value as object) : value);
+        },
+        (e) => {
+          calls.end(controller);
+          callback(statusOf(e));
+        },
+      );
   };
 }

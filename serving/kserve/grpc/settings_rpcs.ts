@@ -1,6 +1,6 @@
 /**
  * The logging and trace extensions over gRPC: `LogSettings` and `TraceSetting`, their messages
- * read into the plain values of `../settings.ts` and answered as `tritonserver` does.
+ * read into the plain values of `../log_trace_settings.ts` and answered as `tritonserver` does.
  *
  * @module
  */
@@ -13,8 +13,7 @@ import {
   updateLogSettings,
   updateTraceSettings,
 } from "../log_trace_settings.ts";
-import { type Message, type RpcContext, unary } from "./rpc.ts";
-import type { UnaryHandler } from "./transport.ts";
+import type { Message, Rpc } from "./rpc.ts";
 
 /** A `LogSettingsRequest.SettingValue`'s choice; none set: null (no change). */
 function logValue(value: Message): LogSettingValue {
@@ -38,31 +37,27 @@ function logMessage(s: LogSettings): Message {
   };
 }
 
-/** The `LogSettings` and `TraceSetting` RPCs over `ctx`. */
-export function settingsRpcs(
-  ctx: RpcContext,
-): { LogSettings: UnaryHandler; TraceSetting: UnaryHandler } {
-  const { server, traces } = ctx;
-  return {
-    LogSettings: unary(ctx, "logging", "inference.LogSettingsResponse", (m) => {
-      const settings = (m.settings ?? {}) as Record<string, Message>;
-      const keys = Object.keys(settings);
-      if (keys.length === 0) return logMessage(logSettings(server));
-      const update: Record<string, LogSettingValue> = {};
-      for (const k of keys) update[k] = logValue(settings[k]);
-      return logMessage(updateLogSettings(server, update));
-    }),
-    TraceSetting: unary(ctx, "trace", "inference.TraceSettingResponse", (m) => {
-      const model = (m.model_name as string | undefined) ?? "";
-      const settings = (m.settings ?? {}) as Record<string, { value?: string[] }>;
-      const keys = Object.keys(settings);
-      const answer = (s: Record<string, string[]>) => ({
-        settings: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, { value: v }])),
-      });
-      if (keys.length === 0) return answer(traceSettingsOf(server, traces, model));
-      const update: Record<string, TraceSettingValue> = {};
-      for (const k of keys) update[k] = settings[k].value ?? [];
-      return answer(updateTraceSettings(server, traces, model, update));
-    }),
-  };
-}
+/** LogSettings: the log settings, changed first where the request gives any. */
+export const logSettingsRpc: Rpc = ({ server }, m) => {
+  const settings = (m.settings ?? {}) as Record<string, Message>;
+  const keys = Object.keys(settings);
+  if (keys.length === 0) return logMessage(logSettings(server));
+  const update: Record<string, LogSettingValue> = {};
+  for (const k of keys) update[k] = logValue(settings[k]);
+  return logMessage(updateLogSettings(server, update));
+};
+
+/** TraceSetting: the trace settings of a model ("" for the global ones), changed first where the
+ * request gives any. */
+export const traceSettingRpc: Rpc = ({ server, traces }, m) => {
+  const model = (m.model_name as string | undefined) ?? "";
+  const settings = (m.settings ?? {}) as Record<string, { value?: string[] }>;
+  const keys = Object.keys(settings);
+  const answer = (s: Record<string, string[]>) => ({
+    settings: Object.fromEntries(Object.entries(s).map(([k, v]) => [k, { value: v }])),
+  });
+  if (keys.length === 0) return answer(traceSettingsOf(server, traces, model));
+  const update: Record<string, TraceSettingValue> = {};
+  for (const k of keys) update[k] = settings[k].value ?? [];
+  return answer(updateTraceSettings(server, traces, model, update));
+};

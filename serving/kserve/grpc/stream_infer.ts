@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { answeredBatching, classifiedOutputs } from "../classification.ts";
+import { classifiedOutputs, respondingModelBatches } from "../classification.ts";
 import { versionOf } from "../operations.ts";
 import type { RpcContext } from "./rpc.ts";
 import {
@@ -15,7 +15,7 @@ import {
   inferResponseMessage,
   readInferRequest,
 } from "./infer_messages.ts";
-import { inferSharing, type RequestSharedMemory } from "../request_shared_memory.ts";
+import { inferWithSharedMemory, type RequestSharedMemory } from "../request_shared_memory.ts";
 import { statusOf } from "./status.ts";
 import { type DuplexCall, type DuplexHandler, Status } from "./transport.ts";
 
@@ -86,7 +86,7 @@ export function modelStreamInfer(ctx: RpcContext): DuplexHandler {
         const model = server.model(message.model_name, versionOf(message.model_version));
         // The regions are held until Triton is done with the request and the responses are
         // disposed (releaseOutputs below); outputs in them are written in place by Triton.
-        const responses = inferSharing(model, {
+        const responses = inferWithSharedMemory(model, {
           ...request,
           signal: controller.signal,
           trace: ctx.traces.sample(message.model_name),
@@ -102,7 +102,7 @@ export function modelStreamInfer(ctx: RpcContext): DuplexHandler {
             const outputs = classifiedOutputs(
               r,
               read.classification,
-              () => answeredBatching(server, r),
+              () => respondingModelBatches(server, r),
             );
             flowing = call.write(encode({
               error_message: "",

@@ -35,10 +35,18 @@ import {
   sharedMemoryRegister,
   sharedMemoryStatus,
   sharedMemoryUnregister,
-  versionOf,
 } from "../operations.ts";
 import { repositoryAction, repositoryIndexJson } from "./repository.ts";
-import { settingsRoutes } from "./settings_routes.ts";
+import { SETTINGS_ROUTES } from "./settings_routes.ts";
+import {
+  type Handler,
+  json,
+  modelName,
+  ok,
+  type RouteLine,
+  type Served,
+  versionIn,
+} from "./routing.ts";
 import { type TraceManager, traceOption, type TraceServeOptions } from "../trace_manager.ts";
 import {
   type RestrictedApis,
@@ -117,22 +125,174 @@ function sizeLimit(
   return { bytes, option };
 }
 
-const JSON_TYPE = { "content-type": "application/json" };
+const MODEL = "/v2/models/:name";
+const VERSION = "/v2/models/:name/versions/:version{[0-9]+}";
+/** A model's path with `suffix`, without and with a version. */
+const atModel = (suffix: string) => [MODEL + suffix, VERSION + suffix];
+/** A repository path, of the default repository and of a named one. */
+const inRepository = (
+  path: string,
+) => [`/v2/repository${path}`, `/v2/repository/:repository${path}`];
+const SHM = "/v2/systemsharedmemory";
+const CUDA_SHM = "/v2/cudasharedmemory";
+/** A shared memory path, of every region and of one. */
+const ofRegions = (
+  root: string,
+  action: string,
+) => [`${root}/${action}`, `${root}/region/:region/${action}`];
 
-function json(text: string, status = 200): Response {
-  return new Response(text, { status, headers: JSON_TYPE });
-}
+const live: Handler = (s) => new Response(null, { status: serverLive(s.server) ? 200 : 400 });
+const ready: Handler = (s) => new Response(null, { status: serverReady(s.server) ? 200 : 400 });
+const serverMetadataRoute: Handler = (s) =>
+  json(JSON.stringify(serverMetadata(s.server, s.regions)));
+const statistics = (s: Served, name: string, version: number) =>
+  json(JSON.stringify({ model_stats: modelStatistics(s.server, name, version) }));
+const allStatistics: Handler = (s) => statistics(s, "", -1);
+const modelStatisticsRoute: Handler = (s, c) => statistics(s, modelName(c), versionIn(c));
+const modelMetadataRoute: Handler = (s, c) =>
+  json(JSON.stringify(modelMetadata(s.server, modelName(c), versionIn(c))));
+const modelReadyRoute: Handler = (s, c) =>
+  modelReady(s.server, modelName(c), versionIn(c))
+    ? ok()
+    : errorResponse(400, "Model version not ready");
+const modelConfigRoute: Handler = (s, c) =>
+  json(JSON.stringify(modelConfig(s.server, modelName(c), versionIn(c))));
 
-/** The model name in the URL (percent-decoded).
- * @throws {TritonError} INVALID_ARG for a name holding a NUL character. */
-function modelName(c: Context): string {
-  return withoutNul(c.req.param("name")!, "the model name");
-}
+const infer: Handler = (s, c) =>
+  inferEndpoint(
+    s.server.model(modelName(c), versionIn(c)),
+    c.req.raw,
+    s.limits,
+    s.regions,
+    s.traces.sample(modelName(c)),
+  );
 
-/** The model version in the URL, -1 when none. */
-function versionIn(c: Context): number {
-  return versionOf(c.req.param("version"));
+/** The generate extension, its response streamed as events where `streaming`. */
+async function generate(s: Served, c: Context, streaming: boolean): Promise<Response> {
+  const request = c.req.raw;
+  const target = s.server.model(modelName(c), versionIn(c));
+  const { response, stream } = await generateEndpoint(target, request, s.limits.json, streaming);
+  if (stream) s.keepStream(request, response, stream);
+  return response;
 }
+const generateOnce: Handler = (s, c) => generate(s, c, false);
+const generateStream: Handler = (s, c) => generate(s, c, true);
+
+const repositoryIndexRoute: Handler = async (s, c) =>
+  json(
+    repositoryIndexJson(
+      s.server,
+      await readJsonObject(c.req.raw, s.limits.json, "repository index"),
+      c.req.param("repository"),
+    ),
+  );
+
+/** Loading or unloading a model of the repository. */
+async function repositoryModel(s: Served, c: Context, action: "load" | "unload") {
+  const body = await readJsonObject(c.req.raw, s.limits.json, `${action} model`);
+  await repositoryAction(s.server, action, modelName(c), body, c.req.param("repository"));
+  return ok();
+}
+const load: Handler = (s, c) => repositoryModel(s, c, "load");
+const unload: Handler = (s, c) => repositoryModel(s, c, "unload");
+
+const systemShmStatus: Handler = (s, c) =>
+  json(JSON.stringify(
+    sharedMemoryStatus(s.regions, c.req.param("region") ?? "").map((r) => ({
+      name: r.name,
+      key: r.key,
+      offset: r.offset,
+      byte_size: r.byteSize,
+    })),
+  ));
+
+const systemShmRegister: Handler = async (s, c) => {
+  const json = await readJsonObject(c.req.raw, s.limits.json, "register");
+  const count = (key: string) =>
+    json[key] === undefined ? undefined : unsigned(json[key], `'${key}'`);
+  sharedMemoryRegister(
+    s.regions,
+    withoutNul(c.req.param("region")!, "the region name"),
+    json.key === undefined ? undefined : string(json.key, "'key'"),
+    count("offset"),
+    count("byte_size"),
+  );
+  return ok();
+};
+
+const systemShmUnregister: Handler = (s, c) => {
+  sharedMemoryUnregister(s.regions, c.req.param("region") ?? "");
+  return ok();
+};
+
+const cudaShmStatus: Handler = (s, c) =>
+  json(JSON.stringify(
+    cudaSharedMemoryStatus(s.regions, c.req.param("region") ?? "").map((r) => ({
+      name: r.name,
+      device_id: r.deviceId,
+      byte_size: r.byteSize,
+    })),
+  ));
+
+const cudaShmRegister: Handler = async (s, c) => {
+  const json = await readJsonObject(c.req.raw, s.limits.json, "register");
+  const name = withoutNul(c.req.param("region") ?? "", "the region name");
+  cudaSharedMemoryRegister(s.regions, name, () => {
+    const raw = json.raw_handle;
+    const b64 = raw !== null && typeof raw === "object" && !Array.isArray(raw)
+      ? raw.b64
+      : undefined;
+    if (raw !== undefined && b64 === undefined) {
+      invalid("attempt to access non-existing object member 'b64'");
+    }
+    const count = (key: string) => {
+      const v = json[key];
+      return typeof v === "number" || typeof v === "bigint" || v === undefined
+        ? v
+        : unsigned(v, `'${key}'`);
+    };
+    return {
+      rawHandle: b64 === undefined ? undefined : string(b64, "'raw_handle.b64'"),
+      byteSize: count("byte_size"),
+      deviceId: count("device_id"),
+    };
+  });
+  return ok();
+};
+
+const cudaShmUnregister: Handler = (s, c) => {
+  cudaSharedMemoryUnregister(s.regions, c.req.param("region") ?? "");
+  return ok();
+};
+
+const metrics: Handler = (s) =>
+  new Response(s.server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } });
+
+/** The routes, one a line, in the order they are registered. */
+const ROUTES: readonly RouteLine[] = [
+  ["GET", ["/v2/health/live"], "health", live],
+  ["GET", ["/v2/health/ready"], "health", ready],
+  ["GET", ["/v2"], "metadata", serverMetadataRoute],
+  ["GET", ["/v2/models/stats"], "statistics", allStatistics],
+  ["GET", atModel(""), "metadata", modelMetadataRoute],
+  ["GET", atModel("/ready"), "health", modelReadyRoute],
+  ["GET", atModel("/config"), "model-config", modelConfigRoute],
+  ["GET", atModel("/stats"), "statistics", modelStatisticsRoute],
+  ["POST", atModel("/infer"), "inference", infer],
+  ["POST", atModel("/generate"), "inference", generateOnce],
+  ["POST", atModel("/generate_stream"), "inference", generateStream],
+  ["POST", inRepository("/index"), "model-repository", repositoryIndexRoute],
+  ["POST", inRepository("/models/:name/load"), "model-repository", load],
+  ["POST", inRepository("/models/:name/unload"), "model-repository", unload],
+  ["GET", ofRegions(SHM, "status"), "shared-memory", systemShmStatus],
+  ["POST", [`${SHM}/region/:region/register`], "shared-memory", systemShmRegister],
+  ["POST", ofRegions(SHM, "unregister"), "shared-memory", systemShmUnregister],
+  ["GET", ofRegions(CUDA_SHM, "status"), "shared-memory", cudaShmStatus],
+  ["POST", ofRegions(CUDA_SHM, "register"), "shared-memory", cudaShmRegister],
+  ["POST", ofRegions(CUDA_SHM, "unregister"), "shared-memory", cudaShmUnregister],
+  ...SETTINGS_ROUTES,
+  ["GET", ["/metrics"], "metrics", metrics],
+];
 
 /**
  * The KServe v2 protocol over `server` as a fetch-style handler, for `Deno.serve`, `Bun.serve`,
@@ -186,194 +346,21 @@ export function kserveService(
   const notAllowed = () => errorResponse(405, "Method Not Allowed");
 
   const route: Route = routesOf(app, guard, notAllowed);
-  const model = "/v2/models/:name";
-  const version = "/v2/models/:name/versions/:version{[0-9]+}";
-  const modelPaths = (suffix: string) => [model + suffix, version + suffix];
-
-  route(
-    "GET",
-    ["/v2/health/live"],
-    "health",
-    () => new Response(null, { status: serverLive(server) ? 200 : 400 }),
-  );
-  route(
-    "GET",
-    ["/v2/health/ready"],
-    "health",
-    () => new Response(null, { status: serverReady(server) ? 200 : 400 }),
-  );
-  route("GET", ["/v2"], "metadata", () => json(JSON.stringify(serverMetadata(server, regions))));
-  const stats = (name: string, v: number) =>
-    json(JSON.stringify({ model_stats: modelStatistics(server, name, v) }));
-  route("GET", ["/v2/models/stats"], "statistics", () => stats("", -1));
-  route(
-    "GET",
-    modelPaths(""),
-    "metadata",
-    (c) => json(JSON.stringify(modelMetadata(server, modelName(c), versionIn(c)))),
-  );
-  route("GET", modelPaths("/ready"), "health", (c) => {
-    return modelReady(server, modelName(c), versionIn(c))
-      ? new Response(null, { status: 200 })
-      : errorResponse(400, "Model version not ready");
-  });
-  route(
-    "GET",
-    modelPaths("/config"),
-    "model-config",
-    (c) => json(JSON.stringify(modelConfig(server, modelName(c), versionIn(c)))),
-  );
-  route("GET", modelPaths("/stats"), "statistics", (c) => stats(modelName(c), versionIn(c)));
-
-  route(
-    "POST",
-    modelPaths("/infer"),
-    "inference",
-    (c) =>
-      inferEndpoint(
-        server.model(modelName(c), versionIn(c)),
-        c.req.raw,
-        limits,
-        regions,
-        traces.sample(modelName(c)),
-      ),
-  );
-  const generate = async (c: Context, streaming: boolean): Promise<Response> => {
-    const request = c.req.raw;
-    const target = server.model(modelName(c), versionIn(c));
-    const { response, stream } = await generateEndpoint(target, request, limits.json, streaming);
-    if (stream) {
+  const served: Served = {
+    server,
+    regions,
+    limits,
+    traces,
+    keepStream: (request, response, stream) => {
       streams.set(response, stream);
       open.add(stream);
       stream.ended.then(() => open.delete(stream));
       hooks.onStream?.(request);
-    }
-    return response;
+    },
   };
-  route("POST", modelPaths("/generate"), "inference", (c) => generate(c, false));
-  route("POST", modelPaths("/generate_stream"), "inference", (c) => generate(c, true));
-
-  route(
-    "POST",
-    ["/v2/repository/index", "/v2/repository/:repository/index"],
-    "model-repository",
-    async (c) =>
-      json(
-        repositoryIndexJson(
-          server,
-          await readJsonObject(c.req.raw, limits.json, "repository index"),
-          c.req.param("repository"),
-        ),
-      ),
-  );
-  for (const action of ["load", "unload"] as const) {
-    route(
-      "POST",
-      [
-        `/v2/repository/models/:name/${action}`,
-        `/v2/repository/:repository/models/:name/${action}`,
-      ],
-      "model-repository",
-      async (c) => {
-        const body = await readJsonObject(c.req.raw, limits.json, `${action} model`);
-        await repositoryAction(server, action, modelName(c), body, c.req.param("repository"));
-        return new Response(null, { status: 200 });
-      },
-    );
+  for (const [method, paths, category, handler] of ROUTES) {
+    route(method, paths, category, (c) => handler(served, c));
   }
-  const shm = "/v2/systemsharedmemory";
-  route(
-    "GET",
-    [`${shm}/status`, `${shm}/region/:region/status`],
-    "shared-memory",
-    (c) =>
-      json(JSON.stringify(
-        sharedMemoryStatus(regions, c.req.param("region") ?? "").map((r) => ({
-          name: r.name,
-          key: r.key,
-          offset: r.offset,
-          byte_size: r.byteSize,
-        })),
-      )),
-  );
-  route("POST", [`${shm}/region/:region/register`], "shared-memory", async (c) => {
-    const json = await readJsonObject(c.req.raw, limits.json, "register");
-    const count = (key: string) =>
-      json[key] === undefined ? undefined : unsigned(json[key], `'${key}'`);
-    sharedMemoryRegister(
-      regions,
-      withoutNul(c.req.param("region")!, "the region name"),
-      json.key === undefined ? undefined : string(json.key, "'key'"),
-      count("offset"),
-      count("byte_size"),
-    );
-    return new Response(null, { status: 200 });
-  });
-  route("POST", [`${shm}/unregister`, `${shm}/region/:region/unregister`], "shared-memory", (c) => {
-    sharedMemoryUnregister(regions, c.req.param("region") ?? "");
-    return new Response(null, { status: 200 });
-  });
-  const cudaShm = "/v2/cudasharedmemory";
-  route(
-    "GET",
-    [`${cudaShm}/status`, `${cudaShm}/region/:region/status`],
-    "shared-memory",
-    (c) =>
-      json(JSON.stringify(
-        cudaSharedMemoryStatus(regions, c.req.param("region") ?? "").map((r) => ({
-          name: r.name,
-          device_id: r.deviceId,
-          byte_size: r.byteSize,
-        })),
-      )),
-  );
-  route(
-    "POST",
-    [`${cudaShm}/register`, `${cudaShm}/region/:region/register`],
-    "shared-memory",
-    async (c) => {
-      const json = await readJsonObject(c.req.raw, limits.json, "register");
-      const name = withoutNul(c.req.param("region") ?? "", "the region name");
-      cudaSharedMemoryRegister(regions, name, () => {
-        const raw = json.raw_handle;
-        const b64 = raw !== null && typeof raw === "object" && !Array.isArray(raw)
-          ? raw.b64
-          : undefined;
-        if (raw !== undefined && b64 === undefined) {
-          invalid("attempt to access non-existing object member 'b64'");
-        }
-        const count = (key: string) => {
-          const v = json[key];
-          return typeof v === "number" || typeof v === "bigint" || v === undefined
-            ? v
-            : unsigned(v, `'${key}'`);
-        };
-        return {
-          rawHandle: b64 === undefined ? undefined : string(b64, "'raw_handle.b64'"),
-          byteSize: count("byte_size"),
-          deviceId: count("device_id"),
-        };
-      });
-      return new Response(null, { status: 200 });
-    },
-  );
-  route(
-    "POST",
-    [`${cudaShm}/unregister`, `${cudaShm}/region/:region/unregister`],
-    "shared-memory",
-    (c) => {
-      cudaSharedMemoryUnregister(regions, c.req.param("region") ?? "");
-      return new Response(null, { status: 200 });
-    },
-  );
-  settingsRoutes(route, server, traces, limits.json);
-  route(
-    "GET",
-    ["/metrics"],
-    "metrics",
-    () =>
-      new Response(server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } }),
-  );
 
   const fetch = countedFetch((request) => app.fetch(request), responseForError, calls, streams);
   return {

@@ -7,13 +7,13 @@
 import type { Model } from "../../../src/model.ts";
 import type { TraceOptions } from "../../../src/trace.ts";
 import { readBody, type RequestLimits, tooLarge } from "../../common/body.ts";
-import { answeredBatching, classifiedOutputs } from "../classification.ts";
+import { classifiedOutputs, respondingModelBatches } from "../classification.ts";
 import { checkOneResponse } from "../inference.ts";
 import { INFERENCE_HEADER, parseInferRequest } from "./infer_request.ts";
 import { inferHttpBody } from "./infer_response.ts";
 import { requestEncoding, responseEncoding } from "../../common/content_encoding.ts";
 import { compress } from "../../common/compression.ts";
-import { inferOneSharing } from "../request_shared_memory.ts";
+import { inferOneWithSharedMemory } from "../request_shared_memory.ts";
 import type { SharedMemoryRegions } from "../shared_memory.ts";
 
 /**
@@ -62,7 +62,7 @@ export async function inferEndpoint(
   const shm = parsed.sharedMemory;
   // One response per request: awaited as one promise, without iterating a stream
   // (bench/README.md, "Where a served request's time goes").
-  const response = await inferOneSharing(model, {
+  const response = await inferOneWithSharedMemory(model, {
     ...parsed.request,
     signal: request.signal,
     trace,
@@ -72,7 +72,7 @@ export async function inferEndpoint(
     const outputs = classifiedOutputs(
       response,
       parsed.classification,
-      () => answeredBatching(model.server, response),
+      () => respondingModelBatches(model.server, response),
     );
     written = inferHttpBody(response, parsed.binary, (output) => shm.isOutput(output), outputs);
   } finally {

@@ -1,17 +1,16 @@
 /**
  * The logging and trace extensions over HTTP: `GET`/`POST /v2/logging` and
  * `GET`/`POST /v2/trace/setting`, `/v2/models/{name}/trace/setting`, their JSON read into the
- * plain values of `../settings.ts` and answered as `tritonserver` does (trace settings as strings
- * and lists of strings).
+ * plain values of `../log_trace_settings.ts` and answered as `tritonserver` does (trace settings
+ * as strings and lists of strings).
  *
  * @module
  */
 import type { Context } from "hono";
-import type { Server } from "../../../src/server.ts";
-import { readJsonObject, type SizeLimit } from "../../common/body.ts";
+import { readJsonObject } from "../../common/body.ts";
 import { invalid } from "../../common/refusals.ts";
-import { describe, type Json, withoutNul } from "../../common/json.ts";
-import type { Route } from "./handler.ts";
+import { describe, type Json } from "../../common/json.ts";
+import { type Handler, modelName, type RouteLine, type Served } from "./routing.ts";
 import {
   logSettings,
   type LogSettingValue,
@@ -20,7 +19,6 @@ import {
   updateLogSettings,
   updateTraceSettings,
 } from "../log_trace_settings.ts";
-import type { TraceManager } from "../trace_manager.ts";
 
 /** A log setting's JSON value as the plain value (objects and arrays refused, naming it). */
 function logValue(name: string, value: Json): LogSettingValue {
@@ -48,35 +46,31 @@ function traceJson(settings: Record<string, string[]>): Record<string, string | 
 const JSON_TYPE = { "content-type": "application/json" };
 const json = (value: unknown) => new Response(JSON.stringify(value), { headers: JSON_TYPE });
 
-/** Registers the routes with `route` (GET and POST each; "logging" and "trace"). */
-export function settingsRoutes(
-  route: Route,
-  server: Server,
-  traces: TraceManager,
-  limit: SizeLimit,
-): void {
-  const both = ["GET", "POST"] as const;
-  route(both, ["/v2/logging"], "logging", async (c) => {
-    if (c.req.method === "GET") return json(logSettings(server));
-    const update: Record<string, LogSettingValue> = {};
-    for (const [k, v] of Object.entries(await readJsonObject(c.req.raw, limit, "log settings"))) {
-      update[k] = logValue(k, v);
-    }
-    return json(updateLogSettings(server, update));
-  });
-  const trace = async (c: Context, model: string) => {
-    if (c.req.method === "GET") return json(traceJson(traceSettingsOf(server, traces, model)));
-    const update: Record<string, TraceSettingValue> = {};
-    for (const [k, v] of Object.entries(await readJsonObject(c.req.raw, limit, "trace settings"))) {
-      update[k] = traceValue(k, v);
-    }
-    return json(traceJson(updateTraceSettings(server, traces, model, update)));
-  };
-  route(both, ["/v2/trace/setting"], "trace", (c) => trace(c, ""));
-  route(
-    both,
-    ["/v2/models/:name/trace/setting"],
-    "trace",
-    (c) => trace(c, withoutNul(c.req.param("name")!, "the model name")),
-  );
+const logging: Handler = async ({ server, limits }, c) => {
+  if (c.req.method === "GET") return json(logSettings(server));
+  const update: Record<string, LogSettingValue> = {};
+  const body = await readJsonObject(c.req.raw, limits.json, "log settings");
+  for (const [k, v] of Object.entries(body)) update[k] = logValue(k, v);
+  return json(updateLogSettings(server, update));
+};
+
+/** The trace settings of `model` ("" for the global ones), changed first on a POST. */
+async function trace(s: Served, c: Context, model: string): Promise<Response> {
+  const { server, traces } = s;
+  if (c.req.method === "GET") return json(traceJson(traceSettingsOf(server, traces, model)));
+  const update: Record<string, TraceSettingValue> = {};
+  const body = await readJsonObject(c.req.raw, s.limits.json, "trace settings");
+  for (const [k, v] of Object.entries(body)) update[k] = traceValue(k, v);
+  return json(traceJson(updateTraceSettings(server, traces, model, update)));
 }
+const globalTrace: Handler = (s, c) => trace(s, c, "");
+const modelTrace: Handler = (s, c) => trace(s, c, modelName(c));
+
+const BOTH = ["GET", "POST"] as const;
+
+/** The routes of the logging and trace extensions, one a line (GET reads, POST changes). */
+export const SETTINGS_ROUTES: readonly RouteLine[] = [
+  [BOTH, ["/v2/logging"], "logging", logging],
+  [BOTH, ["/v2/trace/setting"], "trace", globalTrace],
+  [BOTH, ["/v2/models/:name/trace/setting"], "trace", modelTrace],
+];

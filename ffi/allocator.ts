@@ -22,10 +22,10 @@
  * tritonserver's INTERNAL error; its `buffer_userp` is {@link BufferUserp.REGION}, so release
  * frees nothing. Any other output of that request is allocated and released by the table's
  * policy, exactly as above. The placing functions are JS on Deno and Node (Triton's thread waits
- * for the JS thread: ~45 µs per call, on placing requests only; with the native callbacks a
- * placed output that fits is served by generated code, `native/x86_64/placing.ts`, without
- * that wait) and C on Bun; requests that place nothing never reach them, so the ordinary
- * allocator and its native fast path are unchanged.
+ * for the JS thread, on placing requests only: bench/README.md, "Costs the code is shaped by";
+ * with the native callbacks a placed output that fits is served by generated code,
+ * `native/x86_64/placing.ts`, without that wait) and C on Bun; requests that place nothing
+ * never reach them, so the ordinary allocator and its native fast path are unchanged.
  *
  * @module
  */
@@ -102,7 +102,7 @@ export type AllocatorPointers = Omit<AllocatorFunctions, "useCuda" | "placing">;
  * libcudart not loaded; the allocators also fall back when the CUDA allocation fails).
  *
  * The JS allocator calls it; the C allocator (`ffi/native/c/allocator.c`) looks it up in
- * {@link placementTable}; the x86-64 thunks' CPU fast path is checked against it
+ * {@link placementTable}; the x86-64 routines' CPU fast path is checked against it
  * (`native/x86_64/ring.ts`).
  */
 export function place(

@@ -1,8 +1,8 @@
 /**
  * Wrappers of a fixed arity around a raw FFI function, for the adapters that convert arguments
  * (strings to NUL-terminated bytes) or results. A rest-parameter wrapper that spreads its
- * arguments into the raw function costs ~0.15 µs a call on Deno (the spread call leaves the fast
- * FFI path); one with the function's exact arity costs a few ns.
+ * arguments into the raw function leaves Deno's fast FFI path; one with the function's exact arity
+ * stays on it (bench/README.md, "Costs the code is shaped by").
  *
  * @module
  */

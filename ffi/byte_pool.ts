@@ -1,8 +1,8 @@
 /**
  * `BytePool`: JS memory for small output copies, carved out of shared 32 KiB `ArrayBuffer`s
- * (as Node's `Buffer` pool does) — making an `ArrayBuffer` costs ~0.5–1.5 µs on V8 (Deno, Node),
- * a view of an existing one ~50 ns. Each copy starts at a multiple of 8 bytes, so a typed array of
- * any element size can view it. A slab lives while any view of it does (garbage-collected like
+ * (as Node's `Buffer` pool does): making an `ArrayBuffer` on V8 (Deno, Node) costs many times what
+ * a view of an existing one does (bench/README.md, "Costs the code is shaped by"). Each copy
+ * starts at a multiple of 8 bytes, so a typed array of any element size can view it. A slab lives while any view of it does (garbage-collected like
  * any `ArrayBuffer`); nothing here is native memory.
  *
  * @module

@@ -15,7 +15,8 @@
  *   (`native/callbacks.ts`) that pushes into a native ring drained by JS; on Deno and Node the
  *   allocator's CPU policy is native too. Triton's threads never wait for the JS thread.
  * - `"js"`: JS callbacks push into a JS {@link CompletionRing}; on Deno and Node each call makes
- *   Triton's thread wait for the JS thread (~45 µs). The allocator is JS on Deno and Node, C
+ *   Triton's thread wait for the JS thread (bench/README.md, "Costs the code is shaped by"). The
+ *   allocator is JS on Deno and Node, C
  *   compiled at run time on Bun (whose callbacks cannot return to a foreign thread).
  *
  * `TRITONFFI_CALLBACKS=native|js` forces one; by default the native path is used and the JS one

@@ -1,7 +1,8 @@
 /**
  * NUL-terminated UTF-8 encodings of the strings passed to C, cached: the same few names (models,
  * inputs, outputs, parameters) cross the FFI on every request, and encoding costs more than the
- * call (~0.5 µs on Deno). C only reads these bytes during the call (Triton copies what it keeps).
+ * call (bench/README.md, "Costs the code is shaped by"). C only reads these bytes during the
+ * call (Triton copies what it keeps).
  *
  * @module
  */

@@ -141,7 +141,7 @@ export const denoRuntime: FfiRuntime = {
     if (view.byteLength === 0) return toPtr(Deno.UnsafePointer.of(view as Uint8Array<ArrayBuffer>));
     // Reading .buffer moves a small typed array's elements out of the (moving) JS heap, so the
     // address stays valid while the array lives. memmove(p, p, 0) then returns p: a fast FFI call
-    // (~30 ns) instead of UnsafePointer.of (~0.5 µs).
+    // instead of UnsafePointer.of, a slow one (bench/README.md, "Costs the code is shaped by").
     void view.buffer;
     const bytes = view as Uint8Array<ArrayBuffer>;
     return toPtr(libc().memmove(bytes, bytes, 0n));

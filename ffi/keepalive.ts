@@ -6,7 +6,7 @@
  * Bun's and koffi's never do), so while a request is in flight the binding holds one ref'd timer
  * — unless the consumer set with {@link KeepAlive.watch} keeps the loop alive itself (the native
  * ring's consumer on Deno and Node: its pending wait or queued drain does), which saves a timer
- * per idle-to-busy transition (~2 µs on Deno).
+ * per idle-to-busy transition (bench/README.md, "Costs the code is shaped by").
  *
  * @module
  */

@@ -145,7 +145,8 @@ export function submit(
   }
   const out = lib.binding.outParams;
   // 64-bit arguments go in as BigInt: Deno's fast FFI path takes i64/u64 only as BigInt (a number
-  // costs ~0.6 µs more per call there; Node and Bun take either at the same cost).
+  // costs more per call there, bench/README.md's "Costs the code is shaped by"; Node and Bun take
+  // either at the same cost).
   check(
     lib,
     api.TRITONSERVER_InferenceRequestNew(

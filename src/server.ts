@@ -72,7 +72,8 @@ export interface ServerInfo {
   /**
    * How Triton's completions reach JavaScript: `"native"` (native code on Triton's threads pushes
    * them into a ring the JS thread drains; Triton's threads never wait for it) or `"js"` (JS
-   * callbacks: each call makes Triton's thread wait for the JS thread, ~45 µs on Deno and Node).
+   * callbacks: each call makes Triton's thread wait for the JS thread; what that costs is in the
+   * package's bench/README.md, "Costs the code is shaped by").
    */
   readonly callbacks: "native" | "js";
   /**

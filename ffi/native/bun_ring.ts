@@ -1,6 +1,6 @@
 /**
  * The completion ring's producers for Bun: `ffi/native/c/ring_producer.c`, compiled at run time by
- * `cc()` (TinyCC). The same contract as the x86-64 thunks (`x86_64/ring.ts`, layout in
+ * `cc()` (TinyCC). The same contract as the x86-64 routines (`x86_64/ring.ts`, layout in
  * `ring_layout.ts`), but the wake-up is a threadsafe `JSCallback`, which Bun posts to the JS
  * thread without making the producer wait (Bun has no FFI call that blocks off the JS thread, so
  * no eventfd read). The C reference client (bench/native) compiles the same file.

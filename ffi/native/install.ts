@@ -14,7 +14,7 @@ import type {
   ThunkTargets,
 } from "./routines.ts";
 
-/** A function pointer per thunk. */
+/** A function pointer per generated routine of {@link ThunkEntries}. */
 export type ThunkPointers = { readonly [K in keyof ThunkEntries]: Ptr };
 
 /**

@@ -7,7 +7,8 @@
  *   (`routines.reader`, e.g. `x86_64/reader.ts`),
  *   called through libc `bsearch` with one element, which calls its comparator — the reader —
  *   once with `(key, base)` = `(response, record)`: a plain library call, which Deno makes on its
- *   fast path (a function pointer called from JS is not: ~2 µs) and koffi makes like any other.
+ *   fast path (a function pointer called from JS is not; bench/README.md, "Costs the code is
+ *   shaped by") and koffi makes like any other.
  *   `bsearch` returns `base` when the comparator returned 0.
  * - Bun (`"bun-cc"`): `c/response_reader.c` compiled by `cc()`.
  *

@@ -1,7 +1,7 @@
 /**
  * The native completion ring and its JS consumer.
  *
- * Producers are native functions on Triton's threads (the x86-64 thunks, or Bun's C): each claims
+ * Producers are native functions on Triton's threads (the x86-64 routines, or Bun's C): each claims
  * a position with `lock xadd`, fills the slot, publishes it by storing its sequence number, and
  * wakes the consumer only if it announced that it sleeps. A full ring makes a producer
  * `sched_yield` until the consumer frees the slot — that is the backpressure: Triton's thread
@@ -166,8 +166,9 @@ export class PipeWaiter implements RingWaiter {
 
 /**
  * Waits on an eventfd with a blocking `read` that runs off the JS thread (Deno `nonblocking`,
- * koffi `fn.async`): two thread hops per wake-up (the read's thread, then the event loop), ~40 µs
- * here. The fallback where {@link PipeWaiter} is unavailable.
+ * koffi `fn.async`): two thread hops per wake-up, the read's thread then the event loop
+ * (bench/README.md, "Costs the code is shaped by"). The fallback where {@link PipeWaiter} is
+ * unavailable.
  */
 export class EventfdWaiter implements RingWaiter {
   readonly fd: number;

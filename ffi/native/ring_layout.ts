@@ -1,5 +1,5 @@
 /**
- * The native completion ring's memory layout, shared by its producers (the x86-64 thunks, Bun's
+ * The native completion ring's memory layout, shared by its producers (the x86-64 routines, Bun's
  * C) and its consumer (`ring.ts`).
  *
  * ```

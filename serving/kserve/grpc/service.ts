@@ -47,9 +47,9 @@ export interface GrpcServeOptions {
    * environment variable `TRITONFFI_GRPC_TRANSPORT` (`grpc-js` or `http2`) chooses, so that a
    * program or benchmark can switch without a change in code; else `"http2"` where
    * {@link inferResponseCompression} compresses, and otherwise the faster one on this runtime,
-   * measured side by side under perf_analyzer (bench/README.md): `"http2"` on Bun and Node
-   * (1.2–1.9× the calls per second of grpc-js), `"grpc-js"` on Deno (where its `node:http2` gave
-   * the new transport no gain at concurrency 1 and a loss at 16).
+   * measured side by side under perf_analyzer (bench/README.md, "gRPC on `node:http2`"): `"http2"`
+   * on Bun and Node, `"grpc-js"` on Deno (where its `node:http2` gave the new transport no gain at
+   * concurrency 1 and a loss at 16).
    * @default "http2" on Bun and Node, "grpc-js" on Deno
    */
   readonly transport?: GrpcTransportName;

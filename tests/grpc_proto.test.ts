@@ -1,8 +1,8 @@
 /**
  * The gRPC service definition users are given, proto/grpc_service.proto and proto/health.proto
  * (shipped in the package), parsed with protobufjs, says what the server is built on
- * (src/kserve/grpc/schema.ts's `protocolRoot()`): the same services and RPCs (request and response
- * types, streaming), the same messages (nested ones included) with the same fields (name, number,
+ * (serving/kserve/grpc/schema.ts's `protocolRoot()`): the same services and RPCs (request and
+ * response types, streaming), the same messages (nested ones included) with the same fields (name, number,
  * type, repeated or map, oneof) and the same enums, neither side holding anything the other lacks;
  * and protoc, where installed, compiles them as the tools users hand them to will.
  *

@@ -1,8 +1,9 @@
 /**
- * The KServe rules are written once (`src/kserve/operations.ts`, `src/kserve/inference.ts`): one
- * table of bad requests, each sent over HTTP (`serve()`) and over gRPC (`serveGrpc()`, on both
- * transports), must get the same Triton error code (HTTP's status and gRPC's status for it) and
- * the same message.
+ * The KServe rules are written once (`serving/kserve/operations.ts`,
+ * `serving/kserve/inference.ts`): one table of bad requests, each sent over HTTP (`serve()`) and
+ * over gRPC (`serveGrpc()`, on both transports), must get the same Triton error code (HTTP's
+ * status and gRPC's status for it) and the same message — after tritonserver's own words where
+ * its front ends word a refusal each their own way.
  */
 import assert from "node:assert/strict";
 import { after, before } from "node:test";

@@ -1,9 +1,10 @@
 /**
- * Every `@example` of the public docstrings (`mod.ts`, `serve.ts`, `src/`, `ffi/`) is a complete
- * program that imports from `"tritonffi"`, and runs: each is written out with `"tritonffi"` and
- * `"tritonffi/serve"` pointing at `mod.ts` and `serve.ts`, `"./models"` at the test model
- * repository, then imported (which runs it to its
- * end, `await using` included); on Deno they are type-checked too (`deno check`).
+ * Every `@example` of the public docstrings (the entries `mod.ts`, `serve.ts`, `grpc.ts`,
+ * `openai.ts`, and `src/`, `serving/`, `ffi/`) is a complete program that imports from
+ * `"tritonffi"`, and runs: each is written out with `"tritonffi"`, `"tritonffi/serve"`,
+ * `"tritonffi/grpc"` and `"tritonffi/openai"` pointing at their entries, `"./models"` at the test
+ * model repository, then imported (which runs it to its end, `await using` included); on Deno
+ * they are type-checked too (`deno check`).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

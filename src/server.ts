@@ -164,6 +164,9 @@ export class Server {
       const lib = (this.#lib = await loadTriton(start.libraryPath));
       const { api, apiAsync, ffi } = lib;
       const callbacks = lib.binding.callbacks;
+      // Made now, so that a TRITONFFI_DELETE_THREAD it does not take is start()'s error rather
+      // than one thrown where a response is deleted.
+      void lib.binding.nativeDeletes;
       this.#children = new ServerChildren(lib);
       const opts = createServerOptions(lib, this.options);
       const out = new BigUint64Array(1);

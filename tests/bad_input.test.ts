@@ -7,7 +7,14 @@ import { fileURLToPath } from "node:url";
 import { LibraryLoadError, Tensor, TritonError } from "../mod.ts";
 import { loadTriton } from "../ffi/mod.ts";
 import { toolchainBin } from "./runtime_command.mjs";
-import { collect, liveCounter, sharedServer, startServer, stopShared } from "./support/env.ts";
+import {
+  collect,
+  liveCounter,
+  runScript,
+  sharedServer,
+  startServer,
+  stopShared,
+} from "./support/env.ts";
 
 after(stopShared);
 
@@ -176,4 +183,34 @@ test("a string holding a NUL character is INVALID_ARG, never cut short where C w
   await assertNoLiveRequests();
   const [r] = await collect(server.model("add_sub").infer({ inputs: good }));
   assert.equal(r.output("OUTPUT0", "FP32").data.length, 16);
+});
+
+test("a binding setting it does not take: TritonError INVALID_ARG naming the accepted values", async () => {
+  const cases: [string, RegExp][] = [
+    [
+      "TRITONFFI_CALLBACKS",
+      /^TRITONFFI_CALLBACKS must be "native", "js" or "auto" \(or unset\), not "bogus"$/,
+    ],
+    ["TRITONFFI_POLL_US", /^TRITONFFI_POLL_US must be a number of microseconds ≥ 0, not "bogus"$/],
+    [
+      "TRITONFFI_DELETE_THREAD",
+      /^TRITONFFI_DELETE_THREAD must be "on" or "off" \(or unset\), not "bogus"$/,
+    ],
+    [
+      "TRITONFFI_REQUEST_SUBMITTER",
+      /^TRITONFFI_REQUEST_SUBMITTER must be "on" or "off" \(or unset\), not "bogus"$/,
+    ],
+  ];
+  for (const [name, message] of cases) {
+    // The callback path the run under test chose would hide the variable asked about.
+    const r = await runScript("support/bad_setting.ts", {
+      TRITONFFI_CALLBACKS: "native",
+      [name]: "bogus",
+    });
+    assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+    const line = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+    assert.equal(line.name, "TritonError", `${name}: ${r.stdout}`);
+    assert.equal(line.code, "INVALID_ARG", name);
+    assert.match(line.message, message);
+  }
 });

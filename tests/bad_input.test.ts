@@ -114,6 +114,8 @@ test("missing library: LibraryLoadError saying what was tried", async () => {
     assert.ok(e instanceof LibraryLoadError);
     assert.match(e.message, /Tried:/);
     assert.match(e.message, /\/nonexistent\/libtritonserver\.so/);
+    // The runtime's own words, each said once (Deno's doubled "Could not open library: ").
+    assert.doesNotMatch(e.message, /([A-Z][\w ]{6,}: )\1/);
     return true;
   });
 });
@@ -130,6 +132,26 @@ test("a wrong TRITONSERVER_LIB is the only path tried, and the error says so", (
   assert.match(r.stdout, /\/nonexistent\/libtritonserver\.so \(TRITONSERVER_LIB\)/);
   assert.match(r.stdout, /Only TRITONSERVER_LIB was tried: correct it, or unset it/);
   assert.doesNotMatch(r.stdout, /Triton container's default|system loader\)/, "nothing else tried");
+});
+
+test("Deno without its permissions: one hint naming every flag the binding needs", () => {
+  const script = `const { loadTriton } = await import(${JSON.stringify(LOADER)});
+    await loadTriton().then(() => console.log("loaded"), (e) => console.log(e.name, e.message));`;
+  // The toolchain's deno by its path: Deno's node:child_process runs its own executable with
+  // every permission.
+  const deno = toolchainBin(ROOT, "deno");
+  for (const flags of [[], ["--allow-ffi"], ["--allow-env"]]) {
+    // `deno run -` reads the script from stdin (`deno eval` would grant every permission).
+    const r = spawnSync(deno, ["run", "--no-prompt", ...flags, "-"], {
+      input: script,
+      env: { ...process.env, TRITONSERVER_LIB: "/nonexistent/libtritonserver.so" },
+      encoding: "utf8",
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^LibraryLoadError Cannot load/, flags.join(" "));
+    // Both flags, on one line: the run given neither learns of both at once.
+    assert.match(r.stdout, /^.*--allow-ffi.*--allow-env.*$|^.*--allow-env.*--allow-ffi.*$/m);
+  }
 });
 
 test("bad server options: TritonError INVALID_ARG before any C call", async () => {

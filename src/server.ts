@@ -313,10 +313,14 @@ export class Server {
    * Loads (or reloads) a model and resolves with a handle on it, once loaded
    * (`TRITONSERVER_ServerLoadModelWithParameters`, off the JS thread). Needs
    * `modelControlMode: "explicit"`.
-   * @param options.config a configuration (Triton's JSON form) to use instead of config.pbtxt.
+   * @param options.config a configuration (Triton's JSON form) to use instead of config.pbtxt:
+   *   the whole of it, as nothing of config.pbtxt is merged (the example starts from the one in
+   *   force).
    * @param options.files model files by relative path (`"1/model.py"`), passed in memory as
    *   `file:<path>` BYTES parameters; needs `config`.
-   * @throws {TritonError} INVALID_ARG for bad options (before any C call); Triton's load error.
+   * @throws {TritonError} INVALID_ARG for bad options (before any C call); Triton's load error
+   *   (INTERNAL "failed to poll from model repository" for a configuration Triton refuses, with
+   *   what the binding can tell of why: Triton puts its reason in its log only).
    * @example
    * ```ts
    * import { Server } from "tritonffi";

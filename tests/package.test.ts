@@ -331,3 +331,22 @@ test(
     }
   },
 );
+
+test("README names each install script a user's npm install meets, to approve or not", () => {
+  // The package's own dependencies, and theirs, with an install script (the lock file says).
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; hasInstallScript?: boolean }>;
+  };
+  const scripted = Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith("node_modules/") && !entry.dev)
+    .filter(([, entry]) => entry.hasInstallScript)
+    .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length))
+    .sort();
+  // README's allowScripts line names each one (the test above installs with --ignore-scripts:
+  // the package runs without any of them).
+  const readme = readFileSync(join(root, "README.md"), "utf8").replace(/\s+/g, " ");
+  const allow = /"allowScripts": \{([^}]*)\}/.exec(readme);
+  assert.ok(allow, "README gives an allowScripts line");
+  const named = [...allow[1].matchAll(/"([^"]+)": false/g)].map((m) => m[1]).sort();
+  assert.deepEqual(named, scripted);
+});

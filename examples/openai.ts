@@ -24,11 +24,15 @@
 import process from "node:process";
 import { Server } from "../mod.ts";
 import { type OpenAIModel, serveOpenAI } from "../openai.ts";
+import { checkPorts } from "./port_check.ts";
 
 const repository = process.env.MODEL_REPOSITORY ??
   decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
-const port = Number(process.env.PORT ?? 9000);
 const hostname = process.env.HOST ?? "127.0.0.1";
+// A port in use is one line naming PORT, before any model loads.
+const [port] = await checkPorts("examples/openai.ts", hostname, [
+  { variable: "PORT", value: process.env.PORT ?? "9000" },
+]);
 
 /** The OpenAI model names and how each is served. */
 const models: Record<string, OpenAIModel> = {

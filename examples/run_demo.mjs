@@ -1,6 +1,7 @@
 // `npm run demo`: runs examples/quickstart.ts on Deno against the real libtritonserver.so when one
 // is found ($TRITONSERVER_LIB, or the Triton container's /opt/tritonserver/lib), otherwise builds
-// and uses the project's fake core, and says which it used.
+// and uses the project's fake core, and says which it used (a TRITONSERVER_LIB naming the fake core
+// is called that: ./core_kind.mjs reads which from the library's symbols).
 // Set DEMO_RUNTIME=bun or DEMO_RUNTIME=node to run it on another runtime. Every runtime is the
 // one npm installed under node_modules/.bin. An argument names another example to run the same
 // way (`npm run serve` runs examples/serve.ts, `npm run serve:openai` examples/openai.ts); the
@@ -13,14 +14,21 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { runtimeCommand, toolchainBin } from "../tests/runtime_command.mjs";
+import { coreKind } from "./core_kind.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const env = { ...process.env };
 const container = "/opt/tritonserver/lib/libtritonserver.so";
+/** What the library at `path` is, in words, as its symbols tell (./core_kind.mjs). */
+const describe = (path) =>
+  ({ fake: "the project's fake core", real: "the real core" })[coreKind(path)] ??
+    "the library";
 if (env.TRITONSERVER_LIB) {
-  console.log(`Using the real core from TRITONSERVER_LIB: ${env.TRITONSERVER_LIB}`);
+  console.log(
+    `Using ${describe(env.TRITONSERVER_LIB)} from TRITONSERVER_LIB: ${env.TRITONSERVER_LIB}`,
+  );
 } else if (existsSync(container)) {
-  console.log(`Using the real core: ${container}`);
+  console.log(`Using ${describe(container)}: ${container}`);
   env.TRITONSERVER_BACKEND_DIR ??= "/opt/tritonserver/backends";
 } else {
   console.log(

@@ -11,7 +11,8 @@
  * 127.0.0.1; 0.0.0.0 in a container), `ADMIN_KEY` (when set, the model repository endpoints need
  * the header `admin-key: $ADMIN_KEY`), `ALLOW_CLIENT_SHM=1` (clients may register system shared
  * memory regions, as `tritonserver --allow-client-shm=true`). Every model of the repository is
- * loaded at start.
+ * loaded at start, once both ports are found free (a port in use is one line naming its variable,
+ * and exit status 1).
  *
  * ```sh
  * curl localhost:8000/v2/health/ready
@@ -25,12 +26,16 @@ import process from "node:process";
 import { Server } from "../mod.ts";
 import { type RestrictedApis, serve, SharedMemoryRegions } from "../serve.ts";
 import { serveGrpc } from "../grpc.ts";
+import { checkPorts } from "./port_check.ts";
 
 const repository = process.env.MODEL_REPOSITORY ??
   decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
-const port = Number(process.env.PORT ?? 8000);
-const grpcPort = Number(process.env.GRPC_PORT ?? 8001);
 const hostname = process.env.HOST ?? "127.0.0.1";
+// A port in use (another `npm run serve`) is one line naming its variable, before any model loads.
+const [port, grpcPort] = await checkPorts("examples/serve.ts", hostname, [
+  { variable: "PORT", value: process.env.PORT ?? "8000" },
+  { variable: "GRPC_PORT", value: process.env.GRPC_PORT ?? "8001" },
+]);
 const adminKey = process.env.ADMIN_KEY;
 const restrictedApis: RestrictedApis = adminKey
   ? { "model-repository": { header: "admin-key", value: adminKey } }

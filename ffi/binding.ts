@@ -78,7 +78,8 @@ export class Binding {
   /**
    * The inference callbacks and response allocator functions, created on first use; their
    * completions are routed by `userp` through {@link routes}.
-   * @throws {Error} when `TRITONFFI_CALLBACKS=native` and the native path is unavailable.
+   * @throws {TritonError} INVALID_ARG for a `TRITONFFI_CALLBACKS` or `TRITONFFI_POLL_US` it does
+   *   not take; UNSUPPORTED when `TRITONFFI_CALLBACKS=native` and the native path is unavailable.
    */
   get callbacks(): CallbackTable {
     if (this.#callbacks) return this.#callbacks;
@@ -90,7 +91,7 @@ export class Binding {
   /**
    * The deletes of responses and released requests (`native/deletes.ts`), made on first use:
    * off the JS thread in batches with the native callbacks.
-   * @throws {Error} when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
+   * @throws {TritonError} INVALID_ARG when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
    */
   get nativeDeletes(): NativeDeletes {
     return (this.#nativeDeletes ??= new NativeDeletes(this.lib, this.callbacks.nativePath));
@@ -100,7 +101,8 @@ export class Binding {
    * The native request submitter (`native/request_submitter.ts`), made on first use; `undefined`
    * where there is none ({@link noRequestSubmitter} says why): requests are then built call by
    * call.
-   * @throws {Error} when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor `off`.
+   * @throws {TritonError} INVALID_ARG when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor
+   *   `off`.
    */
   get requestSubmitter(): RequestSubmitter | undefined {
     this.#submitter ??= createRequestSubmitter(this.lib, this.callbacks.nativePath);

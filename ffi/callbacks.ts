@@ -19,8 +19,8 @@
  *   allocator is JS on Deno and Node, C
  *   compiled at run time on Bun (whose callbacks cannot return to a foreign thread).
  *
- * `TRITONFFI_CALLBACKS=native|js` forces one; by default the native path is used and the JS one
- * is the fallback where executable memory or a C compiler is refused.
+ * `TRITONFFI_CALLBACKS=native|js` forces one; `auto` (or unset) uses the native path where it
+ * can and the JS one where executable memory or a C compiler is refused.
  *
  * @module
  */
@@ -38,6 +38,7 @@ import { macrotask } from "./macrotask.ts";
 import { nativeCallbacks } from "./native/callbacks.ts";
 import { chooseNativePath, type NativePath, noNativePath } from "./native/platform.ts";
 import { env } from "./runtime.ts";
+import { TritonError } from "./triton_error.ts";
 import type { NativeLibrary, Ptr } from "./types.ts";
 
 /** The function pointers to hand to Triton, and the hook that receives completions. */
@@ -69,18 +70,26 @@ export interface CallbackTable {
 /** See {@link CallbackTable.mode}. */
 export type CallbackMode = "native" | "js";
 
-/** The mode `TRITONFFI_CALLBACKS` asks for (undefined: native where available, else JS). */
+/**
+ * The mode `TRITONFFI_CALLBACKS` asks for (undefined: `auto` or unset, native where available,
+ * else JS).
+ * @throws {TritonError} INVALID_ARG for any other value, naming the accepted ones.
+ */
 function requestedMode(): CallbackMode | undefined {
   const value = env("TRITONFFI_CALLBACKS");
   if (value === undefined || value === "" || value === "auto") return undefined;
   if (value === "native" || value === "js") return value;
-  throw new Error(`TRITONFFI_CALLBACKS must be "native", "js" or "auto", not "${value}"`);
+  throw new TritonError(
+    "INVALID_ARG",
+    `TRITONFFI_CALLBACKS must be "native", "js" or "auto" (or unset), not ${JSON.stringify(value)}`,
+  );
 }
 
 /**
  * Creates the callback table of `lib` (its {@link Binding} does, once).
  * @param keepalive told of the native consumer, which keeps the event loop alive while busy.
- * @throws {Error} when `TRITONFFI_CALLBACKS=native` and the native path is unavailable.
+ * @throws {TritonError} INVALID_ARG for a `TRITONFFI_CALLBACKS` or `TRITONFFI_POLL_US` it does not
+ *   take; UNSUPPORTED when `TRITONFFI_CALLBACKS=native` and the native path is unavailable.
  */
 export function createCallbackTable(lib: NativeLibrary, keepalive: KeepAlive): CallbackTable {
   const { ffi } = lib;
@@ -99,9 +108,13 @@ export function createCallbackTable(lib: NativeLibrary, keepalive: KeepAlive): C
     try {
       native = nativeCallbacks(lib, allocator, nativePath);
     } catch (e) {
+      // A setting refused (TRITONFFI_POLL_US) is the user's to correct, not a reason to fall back.
+      if (e instanceof TritonError && e.code === "INVALID_ARG") throw e;
       const why = e instanceof Error ? e.message : String(e);
       if (requested === "native") {
-        throw new Error(`TRITONFFI_CALLBACKS=native, but ${why}`, { cause: e });
+        throw new TritonError("UNSUPPORTED", `TRITONFFI_CALLBACKS=native, but ${why}`, {
+          cause: e,
+        });
       }
       nativePath = noNativePath(why);
     }

@@ -105,7 +105,15 @@ export const denoRuntime: FfiRuntime = {
         nonblocking: def.mayBlock === true,
       };
     }
-    const lib = Deno.dlopen(path, denoDefs);
+    let lib: Deno.DynamicLibrary<Record<string, Deno.ForeignFunction>>;
+    try {
+      lib = Deno.dlopen(path, denoDefs);
+    } catch (e) {
+      // Deno words a failed dlopen "Could not open library: Could not open library: <dlerror>";
+      // the loader's message says it once.
+      if (e instanceof Error) e.message = e.message.replace(/^(Could not open library: )+/, "$1");
+      throw e;
+    }
     const sync: Record<string, unknown> = {};
     const async: Record<string, unknown> = {};
     for (const [name, def] of Object.entries(defs)) {

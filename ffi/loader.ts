@@ -91,10 +91,12 @@ async function open(explicit?: string): Promise<TritonLibrary> {
     return bind(ffi, path, version);
   }
   const denied = lastError instanceof Error && lastError.name === "NotCapable";
+  // Deno asks one permission at a time: the hint names every one the binding needs.
   const hint = denied
-    ? "Deno refused to load a library: run it with --allow-ffi."
+    ? "Deno refused to load a library: run it with --allow-ffi --allow-env (the binding needs " +
+      "both: ffi to call the library, env to read TRITONSERVER_LIB and its other settings)."
     : deniedEnv.has("TRITONSERVER_LIB")
-    ? "TRITONSERVER_LIB could not be read: run Deno with --allow-env."
+    ? "TRITONSERVER_LIB could not be read: run Deno with --allow-env (as well as --allow-ffi)."
     : explicit
     ? "Only the path given was tried: pass the path of a libtritonserver.so."
     : env("TRITONSERVER_LIB")

@@ -31,7 +31,9 @@ export interface ModelIndexEntry {
 /** Options of {@link loadModel}. */
 export interface LoadModelOptions {
   /** A model configuration to use instead of the model's config.pbtxt, in Triton's JSON form
-   * (`max_batch_size`, `input`, …); serialized to the `"config"` load parameter. */
+   * (`max_batch_size`, `input`, …); serialized to the `"config"` load parameter. It replaces the
+   * whole configuration, as in Triton (nothing of config.pbtxt is merged): start from the one in
+   * force, `{ ...model.config(), max_batch_size: 4 }`. */
   readonly config?: ModelConfigOverride;
   /** Model files by path relative to the model directory (e.g. `"1/model.py"`), each passed as
    * a BYTES load parameter `file:<path>`. Triton writes them to a temporary model directory;
@@ -133,10 +135,44 @@ function loadParameters(lib: TritonLibrary, options: LoadModelOptions): Paramete
 }
 
 /**
+ * What the binding can tell of a load that failed polling (Triton's "failed to load '<name>',
+ * failed to poll from model repository"): Triton logs its reason ("Poll failed for model
+ * directory …") and neither returns it nor keeps it in the repository index, so this names what
+ * the index and the options show, and the causes a `config` has.
+ */
+function pollFailure(
+  lib: TritonLibrary,
+  server: Ptr,
+  name: string,
+  options: LoadModelOptions,
+): string {
+  const logged = `Triton's log has the reason: "Poll failed for model directory '${name}': …"`;
+  let listed = true;
+  try {
+    listed = options.files !== undefined || modelIndex(lib, server).some((m) => m.name === name);
+  } catch {
+    // The index could not be read: say only what the options show.
+  }
+  if (!listed) return `no model directory '${name}' in the server's model repositories`;
+  const { config } = options;
+  if (config === undefined) {
+    return `its config.pbtxt could not be read or is invalid, or two repositories hold it (${logged})`;
+  }
+  let why = "a config replaces the whole configuration (config.pbtxt is not read): give all " +
+    "of it, e.g. { ...model.config(), max_batch_size: 4 }";
+  if (config.backend === undefined && config.platform === undefined) {
+    why += "; this one has neither backend nor platform, which Triton can tell only from the " +
+      "model's files (model.py, model.onnx, …) or a name 'model.<backend>'";
+  }
+  return `${why} (${logged})`;
+}
+
+/**
  * @internal Loads or reloads a model (`TRITONSERVER_ServerLoadModelWithParameters`, off the JS
  * thread), resolving when it is loaded. Needs `modelControlMode: "explicit"`.
  * @throws {TritonError} INVALID_ARG for bad options (before any C call); Triton's error when the
- *   load fails (e.g. UNAVAILABLE when model control is not explicit, INVALID_ARG for a bad config).
+ *   load fails (e.g. UNAVAILABLE when model control is not explicit, INVALID_ARG for a bad config),
+ *   INTERNAL "failed to poll from model repository" with what the binding can tell of why.
  */
 export async function loadModel(
   lib: TritonLibrary,
@@ -157,6 +193,15 @@ export async function loadModel(
         BigInt(params.length),
       ),
     );
+  } catch (e) {
+    if (
+      e instanceof TritonError && e.code === "INTERNAL" &&
+      e.message.endsWith("failed to poll from model repository")
+    ) {
+      const why = pollFailure(lib, server, name, options);
+      throw new TritonError(e.code, `${e.message}: ${why}`, { cause: e });
+    }
+    throw e;
   } finally {
     params.dispose();
   }

@@ -168,6 +168,9 @@ export class Server {
       const lib = (this.#lib = await loadTriton(start.libraryPath));
       const { api, apiAsync, ffi } = lib;
       const callbacks = lib.binding.callbacks;
+      // Made now, so that a TRITONFFI_DELETE_THREAD it does not take is start()'s error rather
+      // than one thrown where a response is deleted.
+      void lib.binding.nativeDeletes;
       this.#children = new ServerChildren(lib);
       const opts = createServerOptions(lib, this.options);
       const out = new BigUint64Array(1);
@@ -314,10 +317,14 @@ export class Server {
    * Loads (or reloads) a model and resolves with a handle on it, once loaded
    * (`TRITONSERVER_ServerLoadModelWithParameters`, off the JS thread). Needs
    * `modelControlMode: "explicit"`.
-   * @param options.config a configuration (Triton's JSON form) to use instead of config.pbtxt.
+   * @param options.config a configuration (Triton's JSON form) to use instead of config.pbtxt:
+   *   the whole of it, as nothing of config.pbtxt is merged (the example starts from the one in
+   *   force).
    * @param options.files model files by relative path (`"1/model.py"`), passed in memory as
    *   `file:<path>` BYTES parameters; needs `config`.
-   * @throws {TritonError} INVALID_ARG for bad options (before any C call); Triton's load error.
+   * @throws {TritonError} INVALID_ARG for bad options (before any C call); Triton's load error
+   *   (INTERNAL "failed to poll from model repository" for a configuration Triton refuses, with
+   *   what the binding can tell of why: Triton puts its reason in its log only).
    * @example
    * ```ts
    * import { Server } from "tritonffi";

@@ -7,7 +7,14 @@ import { fileURLToPath } from "node:url";
 import { LibraryLoadError, Tensor, TritonError } from "../mod.ts";
 import { loadTriton } from "../ffi/mod.ts";
 import { toolchainBin } from "./runtime_command.mjs";
-import { collect, liveCounter, sharedServer, startServer, stopShared } from "./support/env.ts";
+import {
+  collect,
+  liveCounter,
+  runScript,
+  sharedServer,
+  startServer,
+  stopShared,
+} from "./support/env.ts";
 
 after(stopShared);
 
@@ -107,6 +114,8 @@ test("missing library: LibraryLoadError saying what was tried", async () => {
     assert.ok(e instanceof LibraryLoadError);
     assert.match(e.message, /Tried:/);
     assert.match(e.message, /\/nonexistent\/libtritonserver\.so/);
+    // The runtime's own words, each said once (Deno's doubled "Could not open library: ").
+    assert.doesNotMatch(e.message, /([A-Z][\w ]{6,}: )\1/);
     return true;
   });
 });
@@ -123,6 +132,26 @@ test("a wrong TRITONSERVER_LIB is the only path tried, and the error says so", (
   assert.match(r.stdout, /\/nonexistent\/libtritonserver\.so \(TRITONSERVER_LIB\)/);
   assert.match(r.stdout, /Only TRITONSERVER_LIB was tried: correct it, or unset it/);
   assert.doesNotMatch(r.stdout, /Triton container's default|system loader\)/, "nothing else tried");
+});
+
+test("Deno without its permissions: one hint naming every flag the binding needs", () => {
+  const script = `const { loadTriton } = await import(${JSON.stringify(LOADER)});
+    await loadTriton().then(() => console.log("loaded"), (e) => console.log(e.name, e.message));`;
+  // The toolchain's deno by its path: Deno's node:child_process runs its own executable with
+  // every permission.
+  const deno = toolchainBin(ROOT, "deno");
+  for (const flags of [[], ["--allow-ffi"], ["--allow-env"]]) {
+    // `deno run -` reads the script from stdin (`deno eval` would grant every permission).
+    const r = spawnSync(deno, ["run", "--no-prompt", ...flags, "-"], {
+      input: script,
+      env: { ...process.env, TRITONSERVER_LIB: "/nonexistent/libtritonserver.so" },
+      encoding: "utf8",
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^LibraryLoadError Cannot load/, flags.join(" "));
+    // Both flags, on one line: the run given neither learns of both at once.
+    assert.match(r.stdout, /^.*--allow-ffi.*--allow-env.*$|^.*--allow-env.*--allow-ffi.*$/m);
+  }
 });
 
 test("bad server options: TritonError INVALID_ARG before any C call", async () => {
@@ -176,4 +205,34 @@ test("a string holding a NUL character is INVALID_ARG, never cut short where C w
   await assertNoLiveRequests();
   const [r] = await collect(server.model("add_sub").infer({ inputs: good }));
   assert.equal(r.output("OUTPUT0", "FP32").data.length, 16);
+});
+
+test("a binding setting it does not take: TritonError INVALID_ARG naming the accepted values", async () => {
+  const cases: [string, RegExp][] = [
+    [
+      "TRITONFFI_CALLBACKS",
+      /^TRITONFFI_CALLBACKS must be "native", "js" or "auto" \(or unset\), not "bogus"$/,
+    ],
+    ["TRITONFFI_POLL_US", /^TRITONFFI_POLL_US must be a number of microseconds ≥ 0, not "bogus"$/],
+    [
+      "TRITONFFI_DELETE_THREAD",
+      /^TRITONFFI_DELETE_THREAD must be "on" or "off" \(or unset\), not "bogus"$/,
+    ],
+    [
+      "TRITONFFI_REQUEST_SUBMITTER",
+      /^TRITONFFI_REQUEST_SUBMITTER must be "on" or "off" \(or unset\), not "bogus"$/,
+    ],
+  ];
+  for (const [name, message] of cases) {
+    // The callback path the run under test chose would hide the variable asked about.
+    const r = await runScript("support/bad_setting.ts", {
+      TRITONFFI_CALLBACKS: "native",
+      [name]: "bogus",
+    });
+    assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+    const line = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+    assert.equal(line.name, "TritonError", `${name}: ${r.stdout}`);
+    assert.equal(line.code, "INVALID_ARG", name);
+    assert.match(line.message, message);
+  }
 });

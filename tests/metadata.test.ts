@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "./support/test.ts";
 import { TritonError } from "../mod.ts";
+import { createTrace, traceSettings } from "../src/trace.ts";
 import { isTritonError } from "./support/assertions.ts";
 import { collect, idle, liveCounter, startServer } from "./support/env.ts";
 
@@ -23,6 +24,38 @@ test("server metadata: name, version, extensions", async () => {
     assert.ok(Array.isArray(meta.extensions));
     assert.ok(meta.extensions.includes("model_repository"), meta.extensions.join(","));
     await assertNoLiveMessages();
+  } finally {
+    await server.stop();
+  }
+});
+
+test("server metadata lists the extensions the real core lists, in its order", async () => {
+  const server = await startServer(statsModels);
+  try {
+    // A core built without tracing (TRITON_ENABLE_TRACING off) neither traces nor lists "trace".
+    let traces = true;
+    try {
+      createTrace(server.native().lib, traceSettings({ onActivity: () => {} })).notSubmitted();
+    } catch (e) {
+      if (!(e instanceof TritonError && e.code === "UNSUPPORTED")) throw e;
+      traces = false;
+    }
+    // InferenceServer's constructor (the core's server.cc), with statistics and logging built in.
+    assert.deepEqual(server.metadata().extensions, [
+      "classification",
+      "sequence",
+      "model_repository",
+      "model_repository(unload_dependents)",
+      "schedule_policy",
+      "model_configuration",
+      "system_shared_memory",
+      "cuda_shared_memory",
+      "binary_tensor_data",
+      "parameters",
+      "statistics",
+      ...(traces ? ["trace"] : []),
+      "logging",
+    ]);
   } finally {
     await server.stop();
   }

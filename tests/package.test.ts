@@ -270,6 +270,56 @@ test(
         assert.ok(out.includes(`add_subOUTPUT0(INPUT0+INPUT1):[${sums}]`), `${runtime}: ${out}`);
         assert.ok(out.includes("repeat_int32response2:OUT=30done"), `${runtime}: ${out}`);
       }
+      // Deno with only the two permissions the binding needs (README, docs/api.md).
+      const minimal = run(
+        bin("deno"),
+        [
+          "run",
+          "--allow-ffi",
+          "--allow-env",
+          "examples/quickstart.ts",
+        ],
+        app,
+        env,
+      );
+      assert.ok(minimal.replace(/\s+/g, "").includes("OUT=30done"), `deno: ${minimal}`);
+      // A Deno script with no package.json above it imports the installed files by path, and a
+      // front end's with --node-modules-dir=manual (docs/api.md): "tritonffi" would go to the
+      // registry there.
+      const elsewhere = join(scratch, "elsewhere");
+      mkdirSync(elsewhere);
+      writeFileSync(
+        join(elsewhere, "by_path.ts"),
+        [
+          `import { Server } from ${JSON.stringify(join(installed, "dist/mod.js"))};`,
+          `import { serve } from ${JSON.stringify(join(installed, "dist/serve.js"))};`,
+          "await using server = await new Server({",
+          `  modelRepository: ${JSON.stringify(MODEL_REPOSITORY)},`,
+          "  log: { info: false },",
+          "}).start();",
+          "await using http = await serve(server, { port: 0 });",
+          "const r = await fetch(`${http.url}/v2/health/ready`);",
+          'console.log("by path", server.metadata().name, r.status);',
+          "",
+        ].join("\n"),
+      );
+      const byPath = run(
+        bin("deno"),
+        [
+          "run",
+          "--node-modules-dir=manual",
+          "--allow-ffi",
+          "--allow-env",
+          "--allow-read",
+          "--allow-write",
+          "--allow-net",
+          "--unstable-no-legacy-abort",
+          "by_path.ts",
+        ],
+        elsewhere,
+        env,
+      );
+      assert.match(byPath, /^by path triton 200$/m);
       // The declarations type-check a user's program.
       run(
         bin("deno"),
@@ -281,3 +331,22 @@ test(
     }
   },
 );
+
+test("README names each install script a user's npm install meets, to approve or not", () => {
+  // The package's own dependencies, and theirs, with an install script (the lock file says).
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; hasInstallScript?: boolean }>;
+  };
+  const scripted = Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith("node_modules/") && !entry.dev)
+    .filter(([, entry]) => entry.hasInstallScript)
+    .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length))
+    .sort();
+  // README's allowScripts line names each one (the test above installs with --ignore-scripts:
+  // the package runs without any of them).
+  const readme = readFileSync(join(root, "README.md"), "utf8").replace(/\s+/g, " ");
+  const allow = /"allowScripts": \{([^}]*)\}/.exec(readme);
+  assert.ok(allow, "README gives an allowScripts line");
+  const named = [...allow[1].matchAll(/"([^"]+)": false/g)].map((m) => m[1]).sort();
+  assert.deepEqual(named, scripted);
+});

@@ -191,6 +191,48 @@ test("bad load and unload arguments: INVALID_ARG before any C call", async () =>
   }
 });
 
+test("a config replaces the whole configuration: a partial one fails, saying why", async () => {
+  const server = await startServer({
+    modelControlMode: "explicit",
+    startupModels: ["identity_int32"],
+  });
+  try {
+    const ready = server.models().find((m) => m.name === "identity_int32");
+    // Triton finds no backend in { max_batch_size: 4 } (identity_int32's folder names none) and
+    // fails polling; its reason goes to its log only, so the binding says what it can.
+    await assert.rejects(
+      server.loadModel("identity_int32", { config: { max_batch_size: 4 } }),
+      isTritonError(
+        "INTERNAL",
+        new RegExp(
+          "^failed to load 'identity_int32', failed to poll from model repository: a config " +
+            "replaces the whole configuration \\(config\\.pbtxt is not read\\).*" +
+            "neither backend nor platform.*Poll failed for model directory 'identity_int32'",
+        ),
+      ),
+    );
+    // As in the real core: a poll failure leaves the model as it was, with no reason in the index.
+    assert.deepEqual(server.models().find((m) => m.name === "identity_int32"), ready);
+    assert.deepEqual(await identity(server, "identity_int32"), [1, 2, 3]);
+    // Given whole, the same change loads.
+    const config = server.model("identity_int32").config();
+    await server.loadModel("identity_int32", { config: { ...config, max_batch_size: 4 } });
+    assert.equal(server.model("identity_int32").config().max_batch_size, 4);
+
+    await assert.rejects(
+      server.loadModel("no_such_model"),
+      isTritonError(
+        "INTERNAL",
+        /failed to poll from model repository: no model directory 'no_such_model' in the server's model repositories$/,
+      ),
+    );
+    assert.equal(server.models().find((m) => m.name === "no_such_model"), undefined);
+    await assertNoLiveParameters();
+  } finally {
+    await server.stop();
+  }
+});
+
 test("register a repository with a name mapping, load from it, unregister it", async (t) => {
   const repo = tempRepo();
   repo.add("some_directory", { "config.pbtxt": identityConfig(), "1/README.txt": "" });

@@ -491,6 +491,8 @@ test("restricted categories 'logging' and 'trace'; the extensions reported", asy
     const core = server.metadata().extensions;
     const served = (await s.fetchJson("/v2")).json.extensions as string[];
     for (const e of ["logging", "trace"]) assert.equal(served.includes(e), core.includes(e), e);
+    // A core that traces lists "trace", as the real one does: the front ends report it too.
+    assert.equal(served.includes("trace"), noTracing === undefined, "trace where the core traces");
     assert.deepEqual((await s.call("ServerMetadata", {})).extensions, served);
   } finally {
     await s.close();

@@ -27,6 +27,7 @@ import {
   type RingWaiter,
 } from "./ring.ts";
 import { env } from "../runtime.ts";
+import { TritonError } from "../triton_error.ts";
 import { compileBunRing } from "./bun_ring.ts";
 import { installPlacingThunks, installThunks } from "./install.ts";
 import type { NativeLibrary, Ptr } from "../types.ts";
@@ -43,7 +44,10 @@ function pollMicros(): number {
   if (value === undefined || value === "") return DEFAULT_POLL_MICROS;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) {
-    throw new Error(`TRITONFFI_POLL_US must be a number of microseconds ≥ 0, not "${value}"`);
+    throw new TritonError(
+      "INVALID_ARG",
+      `TRITONFFI_POLL_US must be a number of microseconds ≥ 0, not ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }
@@ -63,7 +67,8 @@ export interface NativeCallbacks {
 /**
  * Builds the native callbacks of `path`.
  * @param js the JS allocator (Deno, Node), the target of non-CPU allocations.
- * @throws {Error} where the native path is unavailable (the message says why).
+ * @throws {TritonError} INVALID_ARG for a `TRITONFFI_POLL_US` it does not take; {Error} where
+ * the native path is unavailable (the message says why).
  */
 export function nativeCallbacks(
   lib: NativeLibrary,

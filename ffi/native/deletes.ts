@@ -22,6 +22,7 @@
 import { macrotask } from "../macrotask.ts";
 import { os, PAGE_SIZE, placeCode } from "../os.ts";
 import { env } from "../runtime.ts";
+import { TritonError } from "../triton_error.ts";
 import type { NativeLibrary, Ptr } from "../types.ts";
 import type { NativePath } from "./platform.ts";
 import { fileURLToPath } from "node:url";
@@ -45,12 +46,15 @@ const bunSymbols = {
  * The comparator for this runtime, or why there is none.
  * @param path the binding's native path (`callbacks.nativePath`; `"none"` with the JS callbacks,
  *   whose allocator would be called back from the deleting thread).
- * @throws {Error} when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
+ * @throws {TritonError} INVALID_ARG when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
  */
 function makeOffload(lib: NativeLibrary, path: NativePath): Offload | string {
   const setting = env("TRITONFFI_DELETE_THREAD");
   if (setting !== undefined && setting !== "" && setting !== "on" && setting !== "off") {
-    throw new Error(`TRITONFFI_DELETE_THREAD must be "on" or "off", not "${setting}"`);
+    throw new TritonError(
+      "INVALID_ARG",
+      `TRITONFFI_DELETE_THREAD must be "on" or "off" (or unset), not ${JSON.stringify(setting)}`,
+    );
   }
   if (setting === "off") return "TRITONFFI_DELETE_THREAD=off";
   if (path.kind === "none") return "the JS callbacks";
@@ -99,7 +103,7 @@ export class NativeDeletes {
   /**
    * @param path the binding's native path (batches may leave the JS thread only when it is not
    *   `"none"`).
-   * @throws {Error} when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
+   * @throws {TritonError} INVALID_ARG when `TRITONFFI_DELETE_THREAD` is neither `on` nor `off`.
    */
   constructor(lib: NativeLibrary, path: NativePath) {
     this.#lib = lib;

@@ -28,6 +28,7 @@ import {
   SUBMIT_FUNCTIONS,
 } from "./request_record.ts";
 import { env } from "../runtime.ts";
+import { TritonError } from "../triton_error.ts";
 import type { NativeLibrary, Ptr } from "../types.ts";
 import type { NativePath } from "./platform.ts";
 
@@ -193,7 +194,7 @@ export class RequestSubmitter {
 /**
  * The submitter for this runtime, or why there is none (requests are then built call by call).
  * @param path the binding's native path (`callbacks.nativePath`; `"none"` with the JS callbacks).
- * @throws {Error} when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor `off`.
+ * @throws {TritonError} INVALID_ARG when `TRITONFFI_REQUEST_SUBMITTER` is neither `on` nor `off`.
  */
 export function createRequestSubmitter(
   lib: NativeLibrary,
@@ -201,7 +202,12 @@ export function createRequestSubmitter(
 ): RequestSubmitter | string {
   const setting = env("TRITONFFI_REQUEST_SUBMITTER");
   if (setting !== undefined && setting !== "" && setting !== "on" && setting !== "off") {
-    throw new Error(`TRITONFFI_REQUEST_SUBMITTER must be "on" or "off", not "${setting}"`);
+    throw new TritonError(
+      "INVALID_ARG",
+      `TRITONFFI_REQUEST_SUBMITTER must be "on" or "off" (or unset), not ${
+        JSON.stringify(setting)
+      }`,
+    );
   }
   if (setting === "off") return "TRITONFFI_REQUEST_SUBMITTER=off";
   if (path.kind === "none") return "the JS callbacks";

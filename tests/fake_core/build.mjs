@@ -81,13 +81,16 @@ const args = [
   ...sources.map((f) => relative(root, join(here, f))),
   "-ldl", // dlsym (gpu.c); part of libc since glibc 2.34
 ];
-console.log(`fake core: ${cc} ${args.join(" ")}`);
+// The whole command line (some 1,500 characters) only where it failed: `npm run demo` prints what
+// this prints, before the demo's own lines.
+console.log(`fake core: compiling ${sources.length} files of tests/fake_core with ${cc}`);
 const res = spawnSync(cc, args, { cwd: root, stdio: "inherit" });
 if (res.error) {
   console.error(`fake core: could not run ${cc}: ${res.error.message}`);
   process.exit(1);
 }
 if (res.status !== 0) {
+  console.error(`fake core: ${cc} ${args.join(" ")}`);
   console.error(`fake core: compile failed (exit status ${res.status ?? res.signal})`);
   process.exit(res.status || 1);
 }

@@ -53,14 +53,17 @@ TRITONSERVER_ServerMetadata(
   }
   fc_server* s = (fc_server*)server;
   /* Real core (TRITONSERVER_ServerMetadata): name (the server id), version,
-   * and the extensions InferenceServer's constructor lists. */
+   * and the extensions InferenceServer's constructor lists, in its order; a
+   * core built with statistics, tracing and logging (as Triton's container's
+   * is, and as this fake is) lists all of them. */
   static const char* const exts[] = {
       "classification",    "sequence",
       "model_repository",  "model_repository(unload_dependents)",
       "schedule_policy",   "model_configuration",
       "system_shared_memory", "cuda_shared_memory",
       "binary_tensor_data", "parameters",
-      "statistics",        "logging",
+      "statistics",        "trace",
+      "logging",
   };
   fc_sb sb;
   fc_sb_init(&sb);

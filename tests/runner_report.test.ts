@@ -1,0 +1,70 @@
+/**
+ * tests/runner_report.mjs counts the tests of `npm test` in one unit on every runner: the three
+ * runners run one file of tests, describe blocks (nested), skipped tests and a failing one, and
+ * each run's counts are the same (Deno's own line would count the blocks as tests and their tests
+ * as steps).
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { test } from "./support/test.ts";
+import { counts } from "./runner_report.mjs";
+import { testCommand } from "./runtime_command.mjs";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+// Eight tests: five pass, one fails, two are skipped; three describe blocks hold six of them.
+const FIXTURE = `import { describe, test } from "node:test";
+test("top", () => {});
+test("skipped top", { skip: "a reason" }, () => {});
+describe("block", () => {
+  test("a", () => {});
+  test("b", () => {});
+  test("skipped in a block", { skip: "a reason" }, () => {});
+  describe("inner", () => {
+    test("c", () => {});
+  });
+});
+describe("another", () => {
+  test("d", () => {});
+  test("fails <&>", () => {
+    throw new Error("as meant");
+  });
+});
+`;
+
+test("npm test's counts: one unit on Deno, Bun and Node", {
+  skip: ("Deno" in globalThis || "Bun" in globalThis) &&
+    "it runs the three runners itself: the Node run checks it",
+}, () => {
+  const dir = mkdtempSync(join(tmpdir(), "tritonffi-counts-"));
+  try {
+    const file = join(dir, "counted.test.ts");
+    writeFileSync(file, FIXTURE);
+    for (const runtime of ["deno", "bun", "node"]) {
+      const [cmd, args] = testCommand(ROOT, runtime, [file], undefined);
+      const junit = join(dir, `${runtime}.xml`);
+      if (runtime === "deno") args.splice(1, 0, `--junit-path=${junit}`);
+      // Without node --test's NODE_TEST_CONTEXT, which would make the child a part of this run.
+      const env = { ...process.env };
+      delete env.NODE_TEST_CONTEXT;
+      const r = spawnSync(cmd, args, { cwd: dir, encoding: "utf8", env });
+      const output = `${r.stdout}${r.stderr}`;
+      const report = existsSync(junit) ? readFileSync(junit, "utf8") : undefined;
+      if (runtime === "deno") assert.ok(report, `no JUnit report:\n${output}`);
+      assert.deepEqual(
+        counts(runtime, output, report),
+        { passed: 5, failed: 1, skipped: 2 },
+        `${runtime}:\n${output}`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

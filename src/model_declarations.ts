@@ -175,20 +175,25 @@ export function renderDeclarations(
     if (i > 0) lines.push("");
     lines.push(...comment("  ", modelDoc(m)));
     lines.push(`  ${key(m.name)}: {`);
-    lines.push("    inputs: {");
-    for (const t of m.inputs) tensorLines(lines, t, m, "in");
-    lines.push("    };");
-    lines.push("    outputs: {");
-    for (const t of m.outputs) tensorLines(lines, t, m, "out");
-    lines.push("    };");
+    for (const way of ["in", "out"] as const) {
+      const tensors = way === "in" ? m.inputs : m.outputs;
+      const field = way === "in" ? "inputs" : "outputs";
+      if (tensors.length === 0) {
+        lines.push(`    ${field}: Record<never, never>;`);
+        continue;
+      }
+      lines.push(`    ${field}: {`);
+      for (const t of tensors) tensorLines(lines, t, m, way);
+      lines.push("    };");
+    }
     lines.push(`    decoupled: ${m.decoupled};`);
     lines.push(`    maxBatchSize: ${m.maxBatchSize};`);
     const params = Object.entries(m.parameters);
     if (params.length === 0) {
-      lines.push("    parameters: {};");
+      lines.push("    parameters: Record<never, never>;");
     } else {
       lines.push("    parameters: {");
-      for (const [k, v] of params) lines.push(`      ${key(k)}: ${JSON.stringify(v)};`);
+      for (const [k, v] of params) lines.push(`      ${key(k)}: ${stringLiteral(v)};`);
       lines.push("    };");
     }
     lines.push("  };");
@@ -264,5 +269,15 @@ function oneLine(s: string): string {
 
 /** A property name: as it is where it is an identifier, quoted otherwise. */
 function key(name: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : stringLiteral(name);
+}
+
+/** A string literal as `deno fmt` writes it: in double quotes, unless the string holds more
+ * double quotes than single ones. */
+function stringLiteral(s: string): string {
+  const json = JSON.stringify(s);
+  const doubles = s.split('"').length - 1;
+  const singles = s.split("'").length - 1;
+  if (doubles <= singles) return json;
+  return `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 }

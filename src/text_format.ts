@@ -162,11 +162,13 @@ class Reader {
   /** One string literal, its quotes included in what is read. */
   #string(): string {
     const text = this.#text;
+    const start = this.#pos;
     const quote = text[this.#pos++];
     const bytes: number[] = [];
     const encoder = new TextEncoder();
     for (;;) {
       if (this.#pos >= text.length || text[this.#pos] === "\n") {
+        this.#pos = start;
         this.#fail("unterminated string");
       }
       const c = text[this.#pos];
@@ -218,7 +220,7 @@ class Reader {
         if (cp > 0x10ffff) this.#fail(`\\${e}${m[0]} is no Unicode code point`);
         bytes.push(...encoder.encode(String.fromCodePoint(cp)));
       } else {
-        this.#pos -= 1;
+        this.#pos -= 2;
         this.#fail(`unknown escape \\${e ?? ""}`);
       }
     }

@@ -34,7 +34,7 @@ new Server<Models>(...) of tritonffi.
 `;
 
 /** Runs the command with `args` (without the program's name); returns the exit status. */
-export async function main(args: readonly string[]): Promise<number> {
+async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(USAGE);
@@ -82,13 +82,16 @@ export async function main(args: readonly string[]): Promise<number> {
 /** Starts a server on `repositories` (absolute paths, as Triton needs) and declares its models. */
 async function fromServer(repositories: readonly string[]): Promise<Declarations> {
   const { Server } = await import("./mod.ts");
-  await using server = await new Server({
+  // No `await using`: Node 22 has no such syntax.
+  const server = await new Server({
     modelRepository: repositories.map((r) => resolve(r)),
     log: { info: false, warn: false },
   }).start();
-  return serverDeclarations(server, `tritonffi types --server ${repositories.join(" ")}`);
+  try {
+    return serverDeclarations(server, `tritonffi types --server ${repositories.join(" ")}`);
+  } finally {
+    await server.stop();
+  }
 }
 
-if (import.meta.main ?? process.argv[1] === new URL(import.meta.url).pathname) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+process.exitCode = await main(process.argv.slice(2));

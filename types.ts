@@ -3,13 +3,17 @@
  * `config.pbtxt` or from a running server — what `npx tritonffi types ./models > models.d.ts`
  * writes, for `new Server<Models>(…)` (see `Model`'s type parameter).
  *
- * @example
+ * @example Declarations from config.pbtxt, and as a running server completes them
  * ```ts
- * import { repositoryDeclarations } from "tritonffi/types";
+ * import { Server } from "tritonffi";
+ * import { repositoryDeclarations, serverDeclarations } from "tritonffi/types";
  *
- * const { text, skipped } = await repositoryDeclarations(["./models"]);
- * await Deno.writeTextFile("models.d.ts", text);
- * for (const s of skipped) console.warn(`${s.name}: ${s.reason}`);
+ * const fromFiles = await repositoryDeclarations(["./models"]); // reads each config.pbtxt
+ * await using server = await new Server({ modelRepository: "./models" }).start();
+ * const fromServer = serverDeclarations(server); // server.model(name).config() of each model
+ * console.log(fromFiles.text.includes("  add_sub: {")); // true: `text` is the models.d.ts
+ * console.log(fromServer.models.find((m) => m.name === "add_sub")?.inputs[0]);
+ * // { name: "INPUT0", datatype: "FP32", dims: [ 16 ], shape: [ 16 ], optional: false, … }
  * ```
  * @module
  */

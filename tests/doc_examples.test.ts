@@ -1,9 +1,9 @@
 /**
- * Every `@example` of the public docstrings (`mod.ts`, `serve.ts`, `src/`, `ffi/`) is a complete
- * program that imports from `"tritonffi"`, and runs: each is written out with `"tritonffi"` and
- * `"tritonffi/serve"` pointing at `mod.ts` and `serve.ts`, `"./models"` at the test model
- * repository, then imported (which runs it to its
- * end, `await using` included); on Deno they are type-checked too (`deno check`).
+ * Every `@example` of the public docstrings (`mod.ts`, `serve.ts`, `types.ts`, `src/`, `ffi/`) is a
+ * complete program that imports from `"tritonffi"`, and runs: each is written out with
+ * `"tritonffi"`, `"tritonffi/serve"`, … pointing at `mod.ts`, `serve.ts`, …, `"./models"` at the
+ * test model repository, then imported (which runs it to its end, `await using` included); on Deno
+ * they are type-checked too (`deno check`).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -45,6 +45,7 @@ const examples = [
   "serve.ts",
   "grpc.ts",
   "openai.ts",
+  "types.ts",
   ...tsFiles("src"),
   ...tsFiles("ffi"),
 ].flatMap(examplesIn);
@@ -69,6 +70,7 @@ function writeExample(example: Example, index: number): string {
     .replaceAll('"tritonffi/serve"', entry("serve.ts"))
     .replaceAll('"tritonffi/grpc"', entry("grpc.ts"))
     .replaceAll('"tritonffi/openai"', entry("openai.ts"))
+    .replaceAll('"tritonffi/types"', entry("types.ts"))
     .replaceAll('"tritonffi"', entry("mod.ts"))
     .replaceAll('"./models"', JSON.stringify(MODEL_REPOSITORY));
   writeFileSync(path, `// ${example.at}\n${code}`);

@@ -86,6 +86,9 @@ async function fromServer(repositories: readonly string[]): Promise<Declarations
   const server = await new Server({
     modelRepository: repositories.map((r) => resolve(r)),
     log: { info: false, warn: false },
+    // A model that fails to load is left out, and said so, rather than failing the command.
+    exitOnError: false,
+    strictReadiness: false,
   }).start();
   try {
     return serverDeclarations(server, `tritonffi types --server ${repositories.join(" ")}`);

@@ -138,7 +138,7 @@ export async function repositoryDeclarations(
  * (`server.model(name, version).config()`, `TRITONSERVER_ServerModelConfig`): what the backend
  * completed included. Where a model's ready versions run with different configurations, the
  * highest version's is declared (what version -1 picks by default), and the others are listed in
- * `skipped`.
+ * `skipped`; so are the models that are not ready, with Triton's reason.
  * @param server a started server.
  * @param source what to name as the declarations' source in their header.
  * @throws {TritonError} UNAVAILABLE when the server is not running; INVALID_ARG for a
@@ -149,13 +149,24 @@ export function serverDeclarations(
   source = "tritonffi types --server",
 ): Declarations {
   const versions = new Map<string, number[]>();
-  for (const entry of server.models({ readyOnly: true })) {
+  const notReady = new Map<string, string>();
+  for (const entry of server.models()) {
+    if (entry.state !== "READY") {
+      const why = `not ready (${entry.state ?? "no state"}${
+        entry.reason ? `: ${entry.reason}` : ""
+      })`;
+      notReady.set(entry.name, why);
+      continue;
+    }
     const list = versions.get(entry.name) ?? [];
     list.push(entry.version ?? -1);
     versions.set(entry.name, list);
   }
   const models: ModelDescription[] = [];
   const skipped: SkippedModel[] = [];
+  for (const [name, reason] of [...notReady].sort()) {
+    if (!versions.has(name)) skipped.push({ name, reason });
+  }
   for (const name of [...versions.keys()].sort()) {
     const ready = versions.get(name)!.sort((a, b) => b - a);
     const configs = ready.map((v) => server.model(name, v).config());

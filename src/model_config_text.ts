@@ -117,15 +117,30 @@ function messageJson(message: TextMessage, source: string): JsonObject {
           `${source}:${field.line}: '${name}' entry needs a key`,
         );
       }
-      const map = (out[name] ??= {}) as Record<string, JsonValue>;
-      map[String(key.value)] = value === undefined ? "" : valueJson("value", value, source);
+      if (!Object.hasOwn(out, name)) setOwn(out, name, {});
+      const map = out[name] as Record<string, JsonValue>;
+      setOwn(map, String(key.value), value === undefined ? "" : valueJson("value", value, source));
       continue;
     }
     const value = valueJson(name, field.value, source);
-    if (REPEATED.has(name)) ((out[name] ??= []) as JsonValue[]).push(value);
-    else out[name] = value;
+    if (REPEATED.has(name)) {
+      if (!Object.hasOwn(out, name)) setOwn(out, name, []);
+      (out[name] as JsonValue[]).push(value);
+    } else {
+      setOwn(out, name, value);
+    }
   }
   return out;
+}
+
+/** Sets `object[key]` as an own property, also where `key` is `__proto__`. */
+export function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(object, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 function valueJson(name: string, value: TextValue, source: string): JsonValue {

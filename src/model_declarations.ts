@@ -9,6 +9,7 @@ import type { DataTypeName } from "../ffi/mod.ts";
 import { DATA_TYPES, isDataTypeName } from "./dtypes.ts";
 import { TritonError } from "./errors.ts";
 import type { ModelConfig } from "./model_config.ts";
+import { setOwn } from "./model_config_text.ts";
 
 /** An input or output as declared. */
 export interface TensorDescription {
@@ -103,7 +104,7 @@ export function describeModel(config: Partial<ModelConfig>, name?: string): Mode
   };
   const parameters: Record<string, string> = {};
   for (const [key, value] of Object.entries(config.parameters ?? {})) {
-    parameters[key] = String(value?.string_value ?? "");
+    setOwn(parameters, key, String(value?.string_value ?? ""));
   }
   return {
     name: model,

@@ -41,13 +41,16 @@ export interface TextField {
  * @param text the message (the contents of a `config.pbtxt`).
  * @param source what to call the text in errors (a file name).
  * @throws {TritonError} INVALID_ARG naming the line and column of the first thing that is not
- *   text format.
+ *   text format, or of a message nested deeper than 100.
  */
 export function parseTextFormat(text: string, source = "text"): TextMessage {
   const reader = new Reader(text, source);
   const message = reader.fields(undefined);
   return message;
 }
+
+/** The deepest nesting of messages read: deeper text is refused rather than overflow the stack. */
+const MAX_DEPTH = 100;
 
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER =
@@ -57,6 +60,7 @@ class Reader {
   #pos = 0;
   readonly #text: string;
   readonly #source: string;
+  #depth = 0;
 
   constructor(text: string, source: string) {
     this.#text = text;
@@ -65,6 +69,17 @@ class Reader {
 
   /** Fields up to `close` (`}` or `>`), or to the end of the text when `close` is undefined. */
   fields(close: string | undefined): TextMessage {
+    if (close !== undefined && ++this.#depth > MAX_DEPTH) {
+      this.#fail(`messages nested deeper than ${MAX_DEPTH}`);
+    }
+    try {
+      return this.#fieldsUntil(close);
+    } finally {
+      if (close !== undefined) this.#depth--;
+    }
+  }
+
+  #fieldsUntil(close: string | undefined): TextMessage {
     const fields: TextField[] = [];
     for (;;) {
       this.#skip();

@@ -125,6 +125,7 @@ test("text format: what is not text format is INVALID_ARG naming the line and co
     ["9name: 1", /^f:1:1: expected a field name/],
     [String.raw`s: "\q"`, /^f:1:5: unknown escape \\q/],
     ["parameters: 3", /^f:1: 'parameters' is a map/],
+    ["a { ".repeat(101), /^f:1:404: messages nested deeper than 100/],
   ];
   for (const [text, message] of cases) {
     assert.throws(
@@ -133,6 +134,18 @@ test("text format: what is not text format is INVALID_ARG naming the line and co
       JSON.stringify(text),
     );
   }
+});
+
+test("text format: a field or map key named __proto__ is a field like any other", () => {
+  const config = parseModelConfig(
+    '__proto__ { a: 1 } parameters { key: "__proto__" value { string_value: "v" } }',
+  );
+  assert.deepEqual(Object.keys(config), ["__proto__", "parameters"]);
+  assert.equal(Object.getPrototypeOf(config), Object.prototype);
+  assert.deepEqual(
+    describeModel({ ...config, name: "m" }).parameters,
+    JSON.parse('{"__proto__":"v"}'),
+  );
 });
 
 test("describeModel: data types, the batch dimension, optional inputs, decoupled, parameters", () => {
@@ -508,6 +521,70 @@ test("property: a generated config.pbtxt, in any of text format's forms, reads a
       const text = pbtxt("generated", m, s);
       assert.deepEqual(describeModel(parseModelConfig(text)), expected("generated", m), text);
     }),
+    { numRuns: RUNS, seed: SEED, endOnFailure: true },
+  );
+});
+
+test("property: any text is read, or refused with INVALID_ARG, never another error", () => {
+  const pieces = fc.constantFrom(
+    "name",
+    ":",
+    " ",
+    "\n",
+    "{",
+    "}",
+    "<",
+    ">",
+    "[",
+    "]",
+    ",",
+    ";",
+    '"',
+    "'",
+    "\\",
+    "#",
+    "-",
+    "0x",
+    "1",
+    "2.5e",
+    "inf",
+    "TYPE_FP32",
+    "dims",
+    "parameters",
+    "key",
+    "value",
+    "\\x4",
+    "\\u12",
+    "\\777",
+  );
+  const text = fc.oneof(
+    fc.string({ unit: "binary", maxLength: 60 }),
+    fc.array(pieces, { maxLength: 40 }).map((p) => p.join("")),
+  );
+  fc.assert(
+    fc.property(text, (t) => {
+      try {
+        parseModelConfig(t, "f");
+      } catch (e) {
+        isTritonError("INVALID_ARG", /^f:\d+/)(e);
+      }
+    }),
+    { numRuns: RUNS * 4, seed: SEED, endOnFailure: true },
+  );
+});
+
+test("property: parameters of any Unicode text read back as written", () => {
+  fc.assert(
+    fc.property(
+      fc.string({ unit: "grapheme", maxLength: 12 }),
+      fc.constantFrom('"', "'"),
+      (value, quote) => {
+        const config = parseModelConfig(
+          `parameters { key: "k" value { string_value: ${literal(value, quote)} } }`,
+        );
+        assert.deepEqual(config.parameters, { k: { string_value: value } });
+      },
+    ),
     { numRuns: RUNS, seed: SEED, endOnFailure: true },
   );
 });

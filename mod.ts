@@ -31,6 +31,26 @@ export type {
 } from "./src/options.ts";
 export { Model } from "./src/model.ts";
 export type { InferRequest, OutputMemory } from "./src/request.ts";
+export type {
+  DeclarationOf,
+  DeclaredOutputName,
+  DecoupledModel,
+  InferOneThis,
+  InputsOf,
+  InputValue,
+  ModelDeclaration,
+  ModelDeclarations,
+  ModelOutputs,
+  ModelRequest,
+  ModelResponse,
+  OutputDataType,
+  OutputDeclarations,
+  OutputName,
+  OutputsOf,
+  PlainInputs,
+  RecordInputs,
+  TensorDeclaration,
+} from "./src/model_types.ts";
 export type { RequestParameterValue, TypedRequestParameter } from "./src/request_parameters.ts";
 export type {
   LoadModelOptions,

@@ -7,10 +7,12 @@
  * @module
  */
 import { Server } from "../mod.ts";
+// The models' inputs and outputs, typed: `npx tritonffi types tests/models > examples/models.d.ts`.
+import type { Models } from "./models.d.ts";
 
 const repository = decodeURIComponent(new URL("../tests/models", import.meta.url).pathname);
 
-await using server = await new Server({
+await using server = await new Server<Models>({
   modelRepository: repository,
   log: { info: false, warn: false },
 }).start();
@@ -19,17 +21,14 @@ console.log(`${name} ${version}: server live=${server.live()} ready=${server.rea
 
 const a = Float32Array.from({ length: 16 }, (_, i) => i);
 const b = Float32Array.from({ length: 16 }, () => 1);
+// INPUT0 and INPUT1 must be Float32Arrays (add_sub's inputs are FP32): the compiler checks it.
 for await (const response of server.model("add_sub").infer({ inputs: { INPUT0: a, INPUT1: b } })) {
-  console.log(
-    "add_sub OUTPUT0 (INPUT0 + INPUT1):",
-    Array.from(response.outputs.OUTPUT0.data as Float32Array),
-  );
-  console.log(
-    "add_sub OUTPUT1 (INPUT0 - INPUT1):",
-    Array.from(response.outputs.OUTPUT1.data as Float32Array),
-  );
+  console.log("add_sub OUTPUT0 (INPUT0 + INPUT1):", Array.from(response.output("OUTPUT0").data));
+  console.log("add_sub OUTPUT1 (INPUT0 - INPUT1):", Array.from(response.output("OUTPUT1").data));
 }
 
+// repeat_int32 is decoupled: a response per element of IN, read with infer() (the compiler
+// refuses inferOne() on it).
 const stream = server.model("repeat_int32").infer({
   inputs: {
     IN: new Int32Array([10, 20, 30]),
@@ -38,8 +37,8 @@ const stream = server.model("repeat_int32").infer({
   },
 });
 for await (const response of stream) {
-  const out = (response.outputs.OUT.data as Int32Array)[0];
-  const idx = (response.outputs.IDX.data as Uint32Array)[0];
+  const out = response.output("OUT").data[0];
+  const idx = response.output("IDX").data[0];
   console.log(`repeat_int32 response ${idx}: OUT=${out}`);
 }
 console.log("done");

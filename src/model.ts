@@ -14,14 +14,28 @@ import {
   transactionProperties,
 } from "./metadata.ts";
 import type { ModelConfig } from "./model_config.ts";
+import type {
+  InferOneThis,
+  ModelDeclaration,
+  ModelRequest,
+  ModelResponse,
+  OutputDeclarations,
+} from "./model_types.ts";
 import type { InferResponse } from "./response.ts";
 import { type InferRequest, submit } from "./request.ts";
 import type { Server } from "./server.ts";
 import { type ModelStatistics, modelStatistics } from "./statistics.ts";
 import { TritonError } from "./errors.ts";
 
-/** A model served by a {@link Server}. Cheap to create; holds no native object. */
-export class Model {
+/**
+ * A model served by a {@link Server}. Cheap to create; holds no native object.
+ *
+ * @typeParam T the model's declaration (`tritonffi types`), which a `Server<Models>` gives the
+ *   models it declares: requests then take the declared inputs, each of its data type, responses
+ *   type `output(name)`, and `inferOne` is refused on a model declared decoupled. `undefined`
+ *   (the default): any request, as for a model without a declaration.
+ */
+export class Model<T extends ModelDeclaration | undefined = undefined> {
   /** The server that serves it. */
   readonly server: Server;
   /** Model name. */
@@ -65,8 +79,11 @@ export class Model {
    * }
    * ```
    */
-  infer(request: InferRequest): AsyncGenerator<InferResponse> {
-    return submit(this.server.inferTarget(this.name, this.version), request);
+  infer(request: ModelRequest<T>): AsyncGenerator<ModelResponse<T>> {
+    return submit(
+      this.server.inferTarget(this.name, this.version),
+      request as InferRequest,
+    ) as AsyncGenerator<ModelResponse<T>>;
   }
 
   /**
@@ -88,7 +105,10 @@ export class Model {
    * console.log(sum[0]); // 3
    * ```
    */
-  async inferOne(request: InferRequest): Promise<InferResponse> {
+  async inferOne(
+    this: Model<T> & InferOneThis<T>,
+    request: ModelRequest<T>,
+  ): Promise<ModelResponse<T>> {
     return await oneResponse(this.name, this.infer(request));
   }
 
@@ -185,15 +205,15 @@ export function checkModelRef(name: unknown, version: unknown): void {
  * @throws {TritonError} UNSUPPORTED when the model sent no response or more than one, after
  *   cancelling the request and disposing what it sent; the response's error.
  */
-export async function oneResponse(
+export async function oneResponse<R extends InferResponse<OutputDeclarations>>(
   name: string,
-  stream: AsyncGenerator<InferResponse>,
-): Promise<InferResponse> {
+  stream: AsyncGenerator<R>,
+): Promise<R> {
   const first = await stream.next();
   if (first.done) {
     throw new TritonError("UNSUPPORTED", `model '${name}' sent no response; use infer()`);
   }
-  let more: IteratorResult<InferResponse>;
+  let more: IteratorResult<R>;
   try {
     more = await stream.next();
   } catch (e) {

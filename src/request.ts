@@ -31,13 +31,21 @@ import type { ServerChildren } from "./server_children.ts";
 import { Tensor, type TensorLike } from "./tensor.ts";
 import { createTrace, type PendingTrace, type TraceOptions, traceSettings } from "./trace.ts";
 
-/** What to infer. */
-export interface InferRequest {
+/**
+ * What to infer.
+ * @typeParam Inputs what `inputs` takes: any input by name, or (a model typed by its declaration,
+ *   see `ModelRequest`) the model's inputs, each of its data type.
+ * @typeParam Output an output name `outputs` takes.
+ */
+export interface InferRequest<
+  Inputs = Readonly<Record<string, TensorLike>>,
+  Output extends string = string,
+> {
   /** Input tensors by input name. Inputs are read in place (no copy) until Triton releases the
    * request; do not modify them while the request is in flight. */
-  readonly inputs: Readonly<Record<string, TensorLike>>;
+  readonly inputs: Inputs;
   /** Outputs to return (all of the model's outputs when omitted). */
-  readonly outputs?: readonly string[];
+  readonly outputs?: readonly Output[];
   /** Request id (`TRITONSERVER_InferenceRequestSetId`), echoed by responses. */
   readonly id?: string;
   /** Sequence correlation id: an unsigned integer (`TRITONSERVER_InferenceRequestSetCorrelationId`)

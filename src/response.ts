@@ -12,6 +12,13 @@ import {
   type ResponseFields,
 } from "../ffi/mod.ts";
 import { errorFromPtr, TritonError } from "./errors.ts";
+import type {
+  DeclaredOutputName,
+  OutputDataType,
+  OutputDeclarations,
+  OutputName,
+  OutputsOf,
+} from "./model_types.ts";
 import type { NativeResponse } from "./native_response.ts";
 import { Tensor } from "./tensor.ts";
 
@@ -35,8 +42,12 @@ interface CopiedFields {
  * response object itself is gone; once the response is released (disposed, or its server
  * stopped) every such view is detached (length 0), so nothing can read freed memory. `copy()`
  * gives a response that lives in JS memory only. `error` and `final` are always readable.
+ *
+ * @typeParam O the outputs of the model's declaration (see `tritonffi types`): with one,
+ *   `output(name)` takes a declared name and types the tensor without a data type argument;
+ *   `undefined` (the default) for a model without a declaration.
  */
-export class InferResponse implements Disposable {
+export class InferResponse<O extends OutputDeclarations = undefined> implements Disposable {
   /** The error the response carries, if any (see `raiseOnError`;
    * `TRITONSERVER_InferenceResponseError`). */
   readonly error?: TritonError;
@@ -99,7 +110,11 @@ export class InferResponse implements Disposable {
    * {@link output} for one output with its data type checked and typed.
    * @throws {TritonError} UNAVAILABLE when first read after the response was released;
    *   INTERNAL for an output of an unknown data type or a size that does not fit its shape. */
-  get outputs(): Readonly<Record<string, Tensor>> {
+  get outputs(): OutputsOf<O> {
+    return this.#allOutputs() as OutputsOf<O>;
+  }
+
+  #allOutputs(): Readonly<Record<string, Tensor>> {
     if (this.#outputs) return this.#outputs;
     if (this.error) return (this.#outputs = {});
     const read = this.#take("outputs");
@@ -110,9 +125,11 @@ export class InferResponse implements Disposable {
 
   /**
    * One output, its data type checked: `data` is then typed (`Float32Array` for `"FP32"`,
-   * `Uint8Array[]` for `"BYTES"`, …) without a cast.
+   * `Uint8Array[]` for `"BYTES"`, …) without a cast. A response of a model typed by its
+   * declaration (`tritonffi types`) takes declared names only, and `output(name)` alone types the
+   * tensor by the declared data type.
    * @param name the output's name.
-   * @param dtype the data type the caller expects.
+   * @param dtype the data type the caller expects; left out, the output is returned as it is.
    * @throws {TritonError} NOT_FOUND when the response has no such output; INVALID_ARG when its
    *   data type is another; as {@link outputs}.
    * @example
@@ -127,12 +144,19 @@ export class InferResponse implements Disposable {
    * console.log(echoed); // Float32Array(3) [ 0.5, 1, 2 ]
    * ```
    */
-  output<D extends DataTypeName>(name: string, dtype: D): Tensor<D> {
+  output<D extends DataTypeName>(name: OutputName<O>, dtype: D): Tensor<D>;
+  /**
+   * A declared output, typed by its declaration (a response of a model typed by `tritonffi types`).
+   * @param name the output's name.
+   * @throws {TritonError} NOT_FOUND when the response has no such output; as {@link outputs}.
+   */
+  output<N extends DeclaredOutputName<O>>(name: N): Tensor<OutputDataType<O, N>>;
+  output(name: string, dtype?: DataTypeName): Tensor {
     const tensor = this.#named(name);
-    if (tensor.dtype !== dtype) {
+    if (dtype !== undefined && tensor.dtype !== dtype) {
       throw new TritonError("INVALID_ARG", `output '${name}' is ${tensor.dtype}, not ${dtype}`);
     }
-    return tensor as Tensor<D>;
+    return tensor;
   }
 
   /**
@@ -181,12 +205,12 @@ export class InferResponse implements Disposable {
   /** Output `name`.
    * @throws {TritonError} NOT_FOUND when the response has no such output; as {@link outputs}. */
   #named(name: string): Tensor {
-    const tensor = this.outputs[name];
+    const tensor = this.#allOutputs()[name];
     if (tensor === undefined) {
       throw new TritonError(
         "NOT_FOUND",
         `the response has no output '${name}' (it has ${
-          Object.keys(this.outputs).map((n) => `'${n}'`).join(", ") || "none"
+          Object.keys(this.#allOutputs()).map((n) => `'${n}'`).join(", ") || "none"
         })`,
       );
     }
@@ -246,10 +270,10 @@ export class InferResponse implements Disposable {
   /** A copy whose fields and outputs live in JS memory (its `disposed` is true: it holds nothing
    * native); this response is left as it is.
    * @throws {TritonError} UNAVAILABLE once this response is released (its outputs are gone). */
-  copy(): InferResponse {
+  copy(): InferResponse<O> {
     const outputs: Record<string, Tensor> = {};
-    for (const [name, t] of Object.entries(this.outputs)) outputs[name] = t.copy();
-    return new InferResponse(this.final, this.error, undefined, {
+    for (const [name, t] of Object.entries(this.#allOutputs())) outputs[name] = t.copy();
+    return new InferResponse<O>(this.final, this.error, undefined, {
       model: this.model,
       id: this.id,
       outputs,
@@ -271,7 +295,7 @@ export class InferResponse implements Disposable {
       this.model;
       this.id;
       this.parameters;
-      this.outputs;
+      this.#allOutputs();
     } catch {
       return;
     }
@@ -293,7 +317,7 @@ export class InferResponse implements Disposable {
     this.id;
     this.parameters;
     const outputs: Record<string, Tensor> = {};
-    for (const [name, t] of Object.entries(this.outputs)) {
+    for (const [name, t] of Object.entries(this.#allOutputs())) {
       if (t.memoryType === "GPU") return;
       outputs[name] = t.isView ? t.copy() : t;
     }

@@ -15,6 +15,7 @@ import {
 } from "./metric_family.ts";
 import { prometheusText } from "./metrics.ts";
 import { checkModelRef, Model } from "./model.ts";
+import type { DeclarationOf, ModelDeclarations } from "./model_types.ts";
 import { expectRecord, expectString, knownFields, optionalBoolean } from "./value_checks.ts";
 import { createServerOptions, type LogOptions, type ServerOptions } from "./options.ts";
 import { exitTimeoutSecs } from "./options_plan.ts";
@@ -113,8 +114,11 @@ export interface StartOptions {
  * await using server = await new Server({ modelRepository: "./models" }).start();
  * console.log(server.ready(), server.modelReady("add_sub")); // true true
  * ```
+ * @typeParam M the models' declarations, as `tritonffi types` writes them (`Models`):
+ *   `server.model(name)` of a declared model is then typed by its declaration (see
+ *   {@link Model}); other names stay untyped. Without it, every model is untyped.
  */
-export class Server {
+export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
   /** The options it was created with. */
   readonly options: ServerOptions;
   #lib: TritonLibrary | undefined;
@@ -261,8 +265,8 @@ export class Server {
 
   /** A handle on a model; nothing is checked until it is used.
    * @param version -1 (default) lets the server choose. */
-  model(name: string, version = -1): Model {
-    return new Model(this, name, version);
+  model<N extends string>(name: N, version = -1): Model<DeclarationOf<M, N>> {
+    return new Model<DeclarationOf<M, N>>(this as Server, name, version);
   }
 
   /** Number of this server's requests in flight (between `TRITONSERVER_ServerInferAsync` and
@@ -341,10 +345,13 @@ export class Server {
    * console.log(model.config().max_batch_size); // 4
    * ```
    */
-  async loadModel(name: string, options: LoadModelOptions = {}): Promise<Model> {
+  async loadModel<N extends string>(
+    name: N,
+    options: LoadModelOptions = {},
+  ): Promise<Model<DeclarationOf<M, N>>> {
     const { lib, server } = this.#running();
     await this.#track(loadModel(lib, server, name, options));
-    return new Model(this, name);
+    return new Model<DeclarationOf<M, N>>(this as Server, name);
   }
 
   /**

@@ -155,14 +155,14 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
    * @param byteSize size in bytes (serialized size for BYTES).
    * @param deviceId the GPU's id.
    */
-  static onDevice(
-    dtype: DataTypeName,
+  static onDevice<D extends DataTypeName>(
+    dtype: D,
     shape: readonly number[],
     pointer: number | bigint,
     byteSize: number,
     deviceId = 0,
     toHost?: () => Uint8Array,
-  ): Tensor {
+  ): Tensor<D> {
     if (
       !(typeof pointer === "bigint" ? pointer >= 0n : Number.isSafeInteger(pointer) && pointer >= 0)
     ) {
@@ -177,7 +177,7 @@ export class Tensor<D extends DataTypeName = DataTypeName> {
     if (toHost !== undefined && typeof toHost !== "function") {
       throw invalidArgument("toHost", "a function", toHost);
     }
-    const t = new Tensor(dtype, shape, DEVICE_DATA);
+    const t = new Tensor(dtype, shape, DEVICE_DATA as TensorDataOf<D>);
     (t as { memoryType: MemoryTypeName }).memoryType = "GPU";
     (t as { memoryTypeId: number }).memoryTypeId = deviceId;
     t.#device = { pointer: Number(pointer), byteSize, toHost };

@@ -1,6 +1,6 @@
 /**
  * Every `@example` of the public docstrings (the entries `mod.ts`, `serve.ts`, `grpc.ts`,
- * `openai.ts`, and `src/`, `serving/`, `ffi/`) is a complete program that imports from
+ * `openai.ts`, `types.ts`, and `src/`, `serving/`, `ffi/`) is a complete program that imports from
  * `"tritonffi"`, and runs: each is written out with `"tritonffi"`, `"tritonffi/serve"`,
  * `"tritonffi/grpc"` and `"tritonffi/openai"` pointing at their entries, `"./models"` at the test
  * model repository, then imported (which runs it to its end, `await using` included); on Deno
@@ -46,6 +46,7 @@ const examples = [
   "serve.ts",
   "grpc.ts",
   "openai.ts",
+  "types.ts",
   ...tsFiles("src"),
   ...tsFiles("serving"),
   ...tsFiles("ffi"),
@@ -71,6 +72,7 @@ function writeExample(example: Example, index: number): string {
     .replaceAll('"tritonffi/serve"', entry("serve.ts"))
     .replaceAll('"tritonffi/grpc"', entry("grpc.ts"))
     .replaceAll('"tritonffi/openai"', entry("openai.ts"))
+    .replaceAll('"tritonffi/types"', entry("types.ts"))
     .replaceAll('"tritonffi"', entry("mod.ts"))
     .replaceAll('"./models"', JSON.stringify(MODEL_REPOSITORY));
   writeFileSync(path, `// ${example.at}\n${code}`);

@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -214,7 +215,9 @@ test(
         "./serve": { types: "./dist/serve.d.ts", default: "./dist/serve.js" },
         "./grpc": { types: "./dist/grpc.d.ts", default: "./dist/grpc.js" },
         "./openai": { types: "./dist/openai.d.ts", default: "./dist/openai.js" },
+        "./types": { types: "./dist/types.d.ts", default: "./dist/types.js" },
       });
+      assert.deepEqual(manifest.bin, { tritonffi: "./dist/cli.js" });
 
       // The quickstart as a user would write it: importing "tritonffi".
       const quickstart = readFileSync(join(root, "examples", "quickstart.ts"), "utf8");
@@ -223,6 +226,8 @@ test(
         join(app, "examples", "quickstart.ts"),
         quickstart.replace('from "../mod.ts"', 'from "tritonffi"'),
       );
+      // The models' declarations it imports (as `tritonffi types tests/models` writes them).
+      copyFileSync(join(root, "examples", "models.d.ts"), join(app, "examples", "models.d.ts"));
       symlinkSync(MODEL_REPOSITORY, join(app, "tests", "models"));
       const env: Record<string, string> = {};
       for (const name of ["TRITONSERVER_LIB", "TRITONSERVER_BACKEND_DIR"]) {
@@ -320,10 +325,56 @@ test(
         env,
       );
       assert.match(byPath, /^by path triton 200$/m);
+      // The `tritonffi` command as npm installed it (node_modules/.bin, run by the `node` on PATH:
+      // the pinned one here), then a program typed by what it wrote.
+      const path = `${join(root, "node_modules", ".bin")}${delimiter}${process.env.PATH ?? ""}`;
+      const declarations = spawnSync(
+        join(app, "node_modules", ".bin", "tritonffi"),
+        ["types", "tests/models"],
+        { cwd: app, encoding: "utf8", timeout: 60_000, env: { ...process.env, PATH: path } },
+      );
+      assert.equal(declarations.status, 0, `tritonffi types: ${declarations.stderr}`);
+      assert.equal(
+        declarations.stdout,
+        readFileSync(join(root, "examples", "models.d.ts"), "utf8"),
+        "the installed command writes what the repository's does",
+      );
+      writeFileSync(join(app, "examples", "models.d.ts"), declarations.stdout);
+      writeFileSync(
+        join(app, "examples", "typed_check.ts"),
+        [
+          'import { Server } from "tritonffi";',
+          'import { repositoryDeclarations } from "tritonffi/types";',
+          'import type { Models } from "./models.d.ts";',
+          "await using server = await new Server<Models>({",
+          '  modelRepository: "tests/models",',
+          "  log: { info: false },",
+          "}).start();",
+          "const a = new Float32Array(16).fill(1);",
+          'const model = server.model("add_sub");',
+          "using r = await model.inferOne({ inputs: { INPUT0: a, INPUT1: a } });",
+          'const sum: Float32Array = r.output("OUTPUT0").data;',
+          "// @ts-expect-error a misspelt input",
+          "if (sum.length < 0) await model.inferOne({ inputs: { INPUT: a, INPUT1: a } });",
+          'const { models } = await repositoryDeclarations(["tests/models"]);',
+          'console.log("typed", sum[0], models.length > 20);',
+          "",
+        ].join("\n"),
+      );
+      for (const [runtime, cmd, args] of commands) {
+        const typed = run(cmd, [...args.slice(0, -1), "examples/typed_check.ts"], app, env);
+        assert.match(typed, /typed 2 true/, `${runtime}: ${typed}`);
+      }
       // The declarations type-check a user's program.
       run(
         bin("deno"),
-        ["check", "examples/quickstart.ts", "examples/serve_check.ts", "examples/openai_check.ts"],
+        [
+          "check",
+          "examples/quickstart.ts",
+          "examples/serve_check.ts",
+          "examples/openai_check.ts",
+          "examples/typed_check.ts",
+        ],
         app,
       );
     } finally {

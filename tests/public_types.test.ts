@@ -4,9 +4,10 @@
  * — no library handle, pointer or binding service — but the enums and names the API itself
  * names ({@link ALLOWED}).
  *
- * From the entries `dist/mod.d.ts`, `dist/serve.d.ts`, `dist/grpc.d.ts` and `dist/openai.d.ts`,
- * every relatively imported declaration file outside `dist/ffi/` is followed; what one of them
- * imports from `dist/ffi/` (statically, or as `import("…").Name` in a type) enters `ffi/` by name,
+ * From the entries `dist/mod.d.ts`, `dist/serve.d.ts`, `dist/grpc.d.ts`, `dist/openai.d.ts` and
+ * `dist/types.d.ts`, every relatively imported declaration file outside `dist/ffi/` is followed;
+ * what one of them imports from `dist/ffi/` (statically, or as `import("…").Name` in a type) enters
+ * `ffi/` by name,
  * and is followed there declaration by declaration: through its re-exports to where it is
  * declared, then to every `ffi/` declaration that declaration names. Each `ffi/` declaration reached must
  * be in {@link ALLOWED}. The emitted declarations must also type-check on their own (nothing they
@@ -25,7 +26,7 @@ import { ROOT as root } from "./support/source_files.ts";
 import { toolchainBin } from "./runtime_command.mjs";
 
 /** The entry points of the package (package.json `exports`). */
-const ENTRIES = ["mod.d.ts", "serve.d.ts", "grpc.d.ts", "openai.d.ts"];
+const ENTRIES = ["mod.d.ts", "serve.d.ts", "grpc.d.ts", "openai.d.ts", "types.d.ts"];
 
 /**
  * The `ffi/` declarations the public declarations may reach, as `module.Name` (the module under

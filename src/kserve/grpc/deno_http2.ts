@@ -13,12 +13,14 @@
  * - a grpc-js client's 130 concurrent ServerLive calls, then its channel closed: grpc-js transport
  *   5/8, http2 transport 5/8, bare server 3/6; 95–100 calls 18/20, 90 or fewer 0/41; 130 calls
  *   one at a time 6/6.
- * - Only calls answered with trailers count: 130 answered with headers alone, or with a message
- *   and no trailers, 0/8 each; with trailers, a message or none, sent at once or a task later,
- *   4–8/8. A client that destroys its socket instead of sending GOAWAY: 4/6.
+ * - Only calls whose response waits for trailers (`waitForTrailers`) count: 130 answered with
+ *   headers alone, or with a message and no trailers, 0/8 each; with trailers, a message or none,
+ *   sent at once or a task later, 4–8/8; with empty trailers (`sendTrailers({})`) 7/8. A client
+ *   that destroys its socket instead of sending GOAWAY: 4/6.
  * - Server settings do not avoid it: `maxConcurrentStreams` 16 to 100 (300 calls) 0–8/8, and 8/8
  *   at 32 with the calls one at a time; `peerMaxConcurrentStreams`, the default
- *   `maxSessionMemory`: 7/8 each; destroying the session on "goaway": 5/6 (the abort comes first).
+ *   `maxSessionMemory`, `maxDeflateDynamicTableSize` 0: 7/8 each; `headerTableSize` 0: 6/8;
+ *   destroying the session on "goaway": 5/6 (the abort comes first).
  * - The server closing each connection itself (GOAWAY) after 50 calls: grpc-js clients 0/28, every
  *   call answered; but a client that opens 300 calls at once and sends its own GOAWAY while they
  *   run still brings it down (1/6; 3/8 with `maxConcurrentStreams` 32; 1/8 with the calls past 50

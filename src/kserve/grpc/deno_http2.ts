@@ -11,7 +11,7 @@
  * Measured on Deno 2.9.6 (the newest on npm), a fresh server per try, on the fake core and on a
  * bare `node:http2` server alike (tries aborted / tries):
  * - a grpc-js client's 130 concurrent ServerLive calls, then its channel closed: grpc-js transport
- *   5/8, http2 transport 5/8, bare server 3/6; 95–100 calls 18/20, 90 or fewer 0/41; 130 calls
+ *   16/24, http2 transport 11/24, bare server 3/6; 95–100 calls 18/20, 90 or fewer 0/41; 130 calls
  *   one at a time 6/6.
  * - Only calls whose response waits for trailers (`waitForTrailers`) count: 130 answered with
  *   headers alone, or with a message and no trailers, 0/8 each; with trailers, a message or none,

@@ -66,6 +66,9 @@ export async function startServer(name, { root, env, repo, ports }) {
       ...env,
       ...(name === "tritonserver" ? {} : variant(name).env),
       ALLOW_CLIENT_SHM: "1",
+      // perf_analyzer is the only client: serve gRPC on Deno too (docs/serving.md says why it is
+      // off there by default).
+      TRITONFFI_ALLOW_DENO_HTTP2: "1",
       MODEL_REPOSITORY: repo,
       PORT: String(ports.http),
       GRPC_PORT: String(ports.grpc),

@@ -23,7 +23,7 @@
  * @module
  */
 import process from "node:process";
-import { Server } from "../mod.ts";
+import { Server, TritonError } from "../mod.ts";
 import { type RestrictedApis, serve, SharedMemoryRegions } from "../serve.ts";
 import { serveGrpc } from "../grpc.ts";
 import { checkPorts } from "./port_check.ts";
@@ -52,10 +52,17 @@ const sharedMemory = process.env.ALLOW_CLIENT_SHM === "1"
   ? new SharedMemoryRegions(server)
   : undefined;
 const http = await serve(server, { hostname, port, restrictedApis, sharedMemory });
-const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis, sharedMemory });
+// On Deno gRPC is served only where opted in (TRITONFFI_ALLOW_DENO_HTTP2=1): its node:http2 server
+// can be crashed by a client (docs/serving.md). HTTP is served either way.
+const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis, sharedMemory })
+  .catch((e) => {
+    if (!(e instanceof TritonError && e.code === "UNSUPPORTED")) throw e;
+    console.log(`gRPC not served: ${e.message}`);
+    return undefined;
+  });
 console.log(
-  `KServe v2 on ${http.url} and gRPC ${grpc.address} (${http.runtime}), model repository ` +
-    repository,
+  `KServe v2 on ${http.url}${grpc ? ` and gRPC ${grpc.address}` : ""} (${http.runtime}), ` +
+    `model repository ${repository}`,
 );
 
 let stopping = false;
@@ -63,7 +70,7 @@ const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: finishing the requests in flight (event streams get 20 s)`);
-  await Promise.all([http.close({ timeoutMs: 20_000 }), grpc.close({ timeoutMs: 20_000 })]);
+  await Promise.all([http.close({ timeoutMs: 20_000 }), grpc?.close({ timeoutMs: 20_000 })]);
   sharedMemory?.close();
   await server.stop();
   process.exit(0);

@@ -26,6 +26,13 @@ for (
   const path = decodeURIComponent(new URL(`../../.build/${built}`, import.meta.url).pathname);
   if (!env(name) && existsSync(path)) process.env[name] = path;
 }
+// On Deno `serveGrpc()` serves only where opted in (its `node:http2` server can be crashed by a
+// client: see deno_http2.ts, beside serveGrpc()'s service.ts). The suite's gRPC tests opt in, as
+// a user who accepts that would, to test the service there; tests/grpc_burst.test.ts tests the
+// refusal itself.
+if ("Deno" in globalThis && env("TRITONFFI_ALLOW_DENO_HTTP2") === undefined) {
+  process.env.TRITONFFI_ALLOW_DENO_HTTP2 = "1";
+}
 
 /** Absolute path of the model repository: tests/models, or `$TRITONFFI_TEST_MODELS`. */
 export const MODEL_REPOSITORY: string = env("TRITONFFI_TEST_MODELS") ??

@@ -18,6 +18,7 @@ import { healthHandlers, inferenceHandlers } from "./handlers.ts";
 import type { RpcContext } from "./rpc.ts";
 import { listenGrpcJs } from "./grpcjs_transport.ts";
 import { listenHttp2 } from "./h2_transport.ts";
+import { checkRuntimeServesGrpc } from "./deno_http2.ts";
 import { protocolRoot } from "./schema.ts";
 import { type TraceManager, traceOption, type TraceServeOptions } from "../trace_manager.ts";
 import { sharedMemoryOption, SharedMemoryRegions } from "../shared_memory.ts";
@@ -78,6 +79,16 @@ export interface GrpcServeOptions {
   readonly sharedMemory?: SharedMemoryRegions;
   /** Aborting it closes the service (as `close()`). */
   readonly signal?: AbortSignal;
+  /**
+   * Serve on Deno all the same. Deno's `node:http2` server (2.9), which both transports run on,
+   * can be crashed by any client: the process aborts inside nghttp2 when a client closes a
+   * connection that carried about 100 calls, as `@grpc/grpc-js` clients do when they close a
+   * channel (docs/serving.md has what was measured). So on Deno `serveGrpc()` refuses to start
+   * unless this is true, or, where it is not given, `TRITONFFI_ALLOW_DENO_HTTP2=1`. Ignored on
+   * Bun and Node, which are not affected.
+   * @default false
+   */
+  readonly allowDenoHttp2?: boolean;
 }
 
 /** A listening gRPC service; see {@link serveGrpc}. */
@@ -170,7 +181,8 @@ function transportOf(given: unknown, level: CompressionLevel): GrpcTransportName
  * console.log(`KServe v2 gRPC on ${grpcService.address}`);
  * ```
  * @throws {TritonError} INVALID_ARG for bad options (a `TRITONFFI_GRPC_TRANSPORT` other than
- *   `grpc-js` or `http2` included); UNAVAILABLE when it cannot listen.
+ *   `grpc-js` or `http2` included); UNSUPPORTED on Deno without `allowDenoHttp2` (see there);
+ *   UNAVAILABLE when it cannot listen.
  */
 export async function serveGrpc(
   server: Server,
@@ -179,7 +191,7 @@ export async function serveGrpc(
   const { hostname, port, signal } = listenOptions(
     "serveGrpc()",
     options,
-    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, inferResponseCompression?, sharedMemory?, trace?, signal? }",
+    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, inferResponseCompression?, sharedMemory?, trace?, signal?, allowDenoHttp2? }",
     8001,
   );
   const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
@@ -194,6 +206,7 @@ export async function serveGrpc(
   }
   const level = levelOf(options.inferResponseCompression);
   const transport = transportOf(options.transport, level);
+  checkRuntimeServesGrpc(options.allowDenoHttp2);
   const restricted = restrictionCheck(options.restrictedApis);
   const traces = traceOption(server, options.trace);
   const ctx: RpcContext = {

@@ -27,7 +27,7 @@ export type TextPiece =
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "call"; readonly call: FunctionCall };
 
-const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
+const WHITESPACE: ReadonlySet<string> = new Set([" ", "\t", "\n", "\r"]);
 
 /** The index just past the JSON value (object or array) that starts at `text[start]`, by its
  * brackets and strings; `undefined` while it is not closed yet. */

@@ -20,7 +20,7 @@ import type {
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import { test } from "./support/test.ts";
-import type { Server } from "../mod.ts";
+import { type Server, TritonError } from "../mod.ts";
 import { type OpenAIModel, type OpenAIService, serveOpenAI } from "../openai.ts";
 import { idle, liveCounter, startServer } from "./support/env.ts";
 
@@ -317,6 +317,60 @@ describe("streaming", () => {
       assert.equal(done.choices[0].finish_reason, "tool_calls");
     }
     await settled();
+  });
+});
+
+describe("the option", () => {
+  test("n choices each read their own calls, streamed by choice index", async () => {
+    const stream = await client.chat.completions.create({
+      model: "hermes",
+      messages: user(HERMES),
+      tools: TOOLS,
+      n: 2,
+      stream: true,
+    });
+    const calls = new Map<number, string[]>();
+    const ends = new Map<number, string | null>();
+    for await (const c of stream) {
+      const [choice] = c.choices;
+      for (const t of choice.delta.tool_calls ?? []) {
+        calls.set(choice.index, [
+          ...(calls.get(choice.index) ?? []),
+          `${t.index}:${t.function?.name}`,
+        ]);
+      }
+      if (choice.finish_reason) ends.set(choice.index, choice.finish_reason);
+    }
+    for (const i of [0, 1]) {
+      assert.deepEqual(calls.get(i), ["0:get_weather", "1:get_time"]);
+      assert.equal(ends.get(i), "tool_calls");
+    }
+    await settled();
+  });
+
+  test("toolCallParser must name a format; an embedding model takes none", async () => {
+    await assert.rejects(
+      serveOpenAI(server, {
+        port: 0,
+        models: { x: { ...TOOL_LLM, toolCallParser: "mistral" as "hermes" } },
+      }),
+      (e) =>
+        e instanceof TritonError && e.code === "INVALID_ARG" &&
+        /toolCallParser must be one of llama3_json, llama3, hermes, not "mistral"/.test(e.message),
+    );
+    await assert.rejects(
+      serveOpenAI(server, {
+        port: 0,
+        models: {
+          e: {
+            model: "tool_llm",
+            embedding: { input: "PROMPT", output: "TEXT" },
+            toolCallParser: "hermes",
+          } as unknown as OpenAIModel,
+        },
+      }),
+      (e) => e instanceof TritonError && /embedding model takes no toolCallParser/.test(e.message),
+    );
   });
 });
 

@@ -141,3 +141,17 @@ test("split anywhere, a text reads the same as whole (property)", () => {
     }
   }
 });
+
+test("a large call in small pieces: its arguments whole, byte for byte", () => {
+  const args = JSON.stringify({ code: "x = 1;\n".repeat(30_000), nested: [1, { a: "}]" }] });
+  for (
+    const [format, text] of [
+      ["hermes", `<tool_call>{"name": "write", "arguments": ${args}}</tool_call>`],
+      ["llama3_json", `{"name": "write", "parameters": ${args}}`],
+    ] as const
+  ) {
+    const pieces = [];
+    for (let i = 0; i < text.length; i += 4) pieces.push(text.slice(i, i + 4));
+    assert.deepEqual(read(format, pieces), [call("write", args)]);
+  }
+});

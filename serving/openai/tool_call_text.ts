@@ -29,24 +29,28 @@ export type TextPiece =
 
 const WHITESPACE: ReadonlySet<string> = new Set([" ", "\t", "\n", "\r"]);
 
-/** The index just past the JSON value (object or array) that starts at `text[start]`, by its
- * brackets and strings; `undefined` while it is not closed yet. */
-function bracketEnd(text: string, start: number): number | undefined {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") {
-      depth--;
-      if (depth === 0) return i + 1;
+/** Where a JSON value in brackets (object or array) ends, by its brackets and strings, read
+ * piece by piece as its text comes: each character is read once. */
+class BracketEnd {
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+
+  /** Reads the next piece of the value's text (the first starts with its opening bracket).
+   * @returns the index in `piece` just past the value, `undefined` while it is not closed. */
+  feed(piece: string): number | undefined {
+    for (let i = 0; i < piece.length; i++) {
+      const c = piece[i];
+      if (this.#inString) {
+        if (this.#escaped) this.#escaped = false;
+        else if (c === "\\") this.#escaped = true;
+        else if (c === '"') this.#inString = false;
+      } else if (c === '"') this.#inString = true;
+      else if (c === "{" || c === "[") this.#depth++;
+      else if ((c === "}" || c === "]") && --this.#depth === 0) return i + 1;
     }
+    return undefined;
   }
-  return undefined;
 }
 
 /** The index just past the JSON string whose quote is at `text[start]`. */
@@ -84,7 +88,7 @@ function rawMembers(text: string): Map<string, string> {
     const start = skipSpace(text, i);
     const c = text[start];
     const end = c === "{" || c === "["
-      ? bracketEnd(text, start)!
+      ? start + new BracketEnd().feed(text.slice(start))!
       : c === '"'
       ? stringEnd(text, start)
       : scalarEnd(text, start);
@@ -142,39 +146,57 @@ const HERMES_OPEN = "<tool_call>";
 const HERMES_CLOSE = "</tool_call>";
 
 /** Hermes' tags: each `<tool_call>…</tool_call>` whose body is a call is one; a body that is no
- * call goes out as text, tags and all. A call still open at the end is read as if closed. */
+ * call goes out as text, tags and all. A call still open at the end is read as if closed. A call's
+ * body is kept in pieces and joined once, when it closes. */
 class HermesText implements ToolCallText {
+  /** Outside a call: a tail that may begin the opening tag. */
   #held = "";
   #inCall = false;
+  /** Inside a call: its body so far, in pieces, and the body's last characters, where the
+   * closing tag may have begun. */
+  #body: string[] = [];
+  #tail = "";
 
   push(text: string): TextPiece[] {
     const out: TextPiece[] = [];
-    let buffer = this.#held + text;
+    let rest = text;
     while (true) {
       if (!this.#inCall) {
+        const buffer = this.#held + rest;
         const open = buffer.indexOf(HERMES_OPEN);
         if (open < 0) {
           const hold = partialTail(buffer, HERMES_OPEN);
           pushText(out, buffer.slice(0, buffer.length - hold));
-          buffer = buffer.slice(buffer.length - hold);
-          break;
+          this.#held = buffer.slice(buffer.length - hold);
+          return out;
         }
         pushText(out, buffer.slice(0, open));
-        buffer = buffer.slice(open + HERMES_OPEN.length);
+        this.#held = "";
+        rest = buffer.slice(open + HERMES_OPEN.length);
         this.#inCall = true;
+        this.#body = [];
+        this.#tail = "";
       } else {
-        const close = buffer.indexOf(HERMES_CLOSE);
-        if (close < 0) break;
-        this.#body(out, buffer.slice(0, close), HERMES_CLOSE);
-        buffer = buffer.slice(close + HERMES_CLOSE.length);
+        const window = this.#tail + rest;
+        const close = window.indexOf(HERMES_CLOSE);
+        if (close < 0) {
+          this.#body.push(rest);
+          this.#tail = window.slice(-(HERMES_CLOSE.length - 1));
+          return out;
+        }
+        // The tail is the end of the body so far: counted once.
+        const before = this.#body.join("");
+        this.#call(
+          out,
+          before.slice(0, before.length - this.#tail.length) + window.slice(0, close),
+        );
+        rest = window.slice(close + HERMES_CLOSE.length);
         this.#inCall = false;
       }
     }
-    this.#held = buffer;
-    return out;
   }
 
-  #body(out: TextPiece[], body: string, close: string): void {
+  #call(out: TextPiece[], body: string, close = HERMES_CLOSE): void {
     const call = functionCallOf(body);
     if (call !== undefined) out.push({ kind: "call", call });
     else pushText(out, HERMES_OPEN + body + close);
@@ -182,84 +204,111 @@ class HermesText implements ToolCallText {
 
   finish(): TextPiece[] {
     const out: TextPiece[] = [];
-    if (this.#inCall) this.#body(out, this.#held, "");
+    if (this.#inCall) this.#call(out, this.#body.join(""), "");
     else pushText(out, this.#held);
     this.#held = "";
     this.#inCall = false;
+    this.#body = [];
+    this.#tail = "";
     return out;
   }
 }
 
 const PYTHON_TAG = "<|python_tag|>";
 
-/** Llama 3's JSON: a text that begins (after whitespace) with `<|python_tag|>` or `{` is a list
- * of calls, JSON objects separated by `;` or whitespace; any other text is text. Where a part of
- * the list is no call, it and the rest go out as text (the whole text, tag included, when it is
- * the first). */
+/** Llama 3's JSON: a text that begins (after whitespace) with `<|python_tag|>` or `{` is a list of
+ * calls, JSON objects separated by `;` or whitespace; any other text is text. Where a part of the
+ * list is no call, it and the rest go out as text (the whole text, tag included, when it is the
+ * first). An object's text is kept in pieces and joined once, when it closes. */
 class Llama3Text implements ToolCallText {
   #state: "start" | "text" | "calls" = "start";
-  #held = "";
+  /** At the start: the text until it says whether it is calls (whitespace, part of the tag). */
+  #start = "";
   /** What came before the first object (whitespace, the tag), kept until a call is read. */
   #prefix = "";
+  /** The separators after the last call (or the prefix), until the next object begins. */
+  #separators = "";
   #calls = 0;
+  /** The object being read: where it ends, and its text so far. */
+  #object: BracketEnd | undefined;
+  #objectText: string[] = [];
 
   push(text: string): TextPiece[] {
     const out: TextPiece[] = [];
-    this.#held += text;
+    let rest = text;
     if (this.#state === "start") {
-      const rest = this.#held.trimStart();
-      if (rest === "" || (rest.length < PYTHON_TAG.length && PYTHON_TAG.startsWith(rest))) {
+      const held = this.#start + text;
+      const body = held.trimStart();
+      if (body === "" || (body.length < PYTHON_TAG.length && PYTHON_TAG.startsWith(body))) {
+        this.#start = held;
         return out;
       }
-      if (rest.startsWith(PYTHON_TAG) || rest.startsWith("{")) {
-        const body = rest.startsWith(PYTHON_TAG) ? rest.slice(PYTHON_TAG.length) : rest;
-        this.#prefix = this.#held.slice(0, this.#held.length - body.length);
-        this.#held = body;
+      this.#start = "";
+      if (body.startsWith(PYTHON_TAG) || body.startsWith("{")) {
+        rest = body.startsWith(PYTHON_TAG) ? body.slice(PYTHON_TAG.length) : body;
+        this.#prefix = held.slice(0, held.length - rest.length);
         this.#state = "calls";
-      } else this.#state = "text";
+      } else {
+        this.#state = "text";
+        rest = held;
+      }
     }
     if (this.#state === "text") {
-      pushText(out, this.#held);
-      this.#held = "";
+      pushText(out, rest);
       return out;
     }
-    while (true) {
-      let i = 0;
-      while (i < this.#held.length && (WHITESPACE.has(this.#held[i]) || this.#held[i] === ";")) {
-        i++;
+    while (rest !== "") {
+      if (this.#object === undefined) {
+        let i = 0;
+        while (i < rest.length && (WHITESPACE.has(rest[i]) || rest[i] === ";")) i++;
+        this.#separators += rest.slice(0, i);
+        rest = rest.slice(i);
+        if (rest === "") break;
+        if (rest[0] !== "{") {
+          this.#toText(out, rest);
+          break;
+        }
+        this.#object = new BracketEnd();
+        this.#objectText = [];
       }
-      if (i === this.#held.length) break;
-      if (this.#held[i] !== "{") {
-        this.#toText(out);
+      const end = this.#object.feed(rest);
+      if (end === undefined) {
+        this.#objectText.push(rest);
         break;
       }
-      const end = bracketEnd(this.#held, i);
-      if (end === undefined) break;
-      const call = functionCallOf(this.#held.slice(i, end));
+      const object = this.#objectText.join("") + rest.slice(0, end);
+      rest = rest.slice(end);
+      this.#object = undefined;
+      this.#objectText = [];
+      const call = functionCallOf(object);
       if (call === undefined) {
-        this.#toText(out);
+        this.#toText(out, object + rest);
         break;
       }
       out.push({ kind: "call", call });
       this.#calls++;
-      this.#held = this.#held.slice(end);
+      this.#separators = "";
     }
     return out;
   }
 
-  /** The rest is text: the held text (after the prefix, where no call was read). */
-  #toText(out: TextPiece[]): void {
-    pushText(out, (this.#calls === 0 ? this.#prefix : "") + this.#held);
-    this.#held = "";
+  /** The rest is text: `text` after the separators (and the prefix, where no call was read). */
+  #toText(out: TextPiece[], text: string): void {
+    pushText(out, (this.#calls === 0 ? this.#prefix : "") + this.#separators + text);
+    this.#separators = "";
     this.#state = "text";
   }
 
   finish(): TextPiece[] {
     const out: TextPiece[] = [];
-    if (this.#state === "calls") {
-      if (this.#held.trim() !== "") this.#toText(out);
-    } else pushText(out, this.#held);
-    this.#held = "";
+    if (this.#state === "start") pushText(out, this.#start);
+    else if (this.#state === "calls") {
+      const open = this.#objectText.join("");
+      if (this.#object !== undefined || this.#separators.trim() !== "") this.#toText(out, open);
+    }
+    this.#start = "";
+    this.#object = undefined;
+    this.#objectText = [];
     return out;
   }
 }

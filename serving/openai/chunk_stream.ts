@@ -1,10 +1,10 @@
 /**
  * A generation as OpenAI's Server-Sent Events: a `data: <chunk>` event per piece of text (a chat
- * choice's first one giving the role), a last chunk per choice with its `finish_reason`, the usage
- * chunk where the call asked for it and the model counted, then `data: [DONE]`. Pulled one event
- * at a time as the client reads; a client that goes away cancels the body, which cancels every
- * request of the call in Triton. A failure after the first event is a last
- * `data: {"error": {...}}` event (OpenAI's shape), without `[DONE]`.
+ * choice's first one giving the role) and per tool call read, a last chunk per choice with its
+ * `finish_reason`, the usage chunk where the call asked for it and the model counted, then
+ * `data: [DONE]`. Pulled one event at a time as the client reads; a client that goes away
+ * cancels the body, which cancels every request of the call in Triton. A failure after the first
+ * event is a last `data: {"error": {...}}` event (OpenAI's shape), without `[DONE]`.
  *
  * @module
  */

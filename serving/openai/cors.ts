@@ -71,6 +71,8 @@ export function withCors(
     allowMethods: ["GET", "POST"],
     maxAge: MAX_AGE_S,
   }));
+  // The middleware answers with a copy of the handler's response (its headers added): outside
+  // the counted handler, which has already tied a streamed response to its stream by then.
   app.all("*", (c) => fetch(c.req.raw));
   // An OPTIONS request that is no preflight is the service's to answer (405).
   return async (request) =>

@@ -43,3 +43,4 @@ export type {
 } from "./serving/openai/mapping.ts";
 export type { FetchHandler, HttpService } from "./serving/common/listen.ts";
 export type { Restriction } from "./serving/common/restricted.ts";
+export type { ToolCallFormat } from "./serving/openai/tool_call_text.ts";

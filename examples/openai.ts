@@ -11,8 +11,9 @@
  * custom model, served through the mapping declared below) and `tiny_embed` (embeddings).
  *
  * Environment: `MODEL_REPOSITORY` (default tests/models), `PORT` (default 9000), `HOST` (default
- * 127.0.0.1; 0.0.0.0 in a container). On SIGINT or SIGTERM it finishes the requests in flight
- * (streams get 20 s) and exits 0.
+ * 127.0.0.1; 0.0.0.0 in a container), `CORS_ORIGINS` (comma-separated origins whose browser pages
+ * may call it, e.g. `http://localhost:5173`, or `*`; default none). On SIGINT or SIGTERM it
+ * finishes the requests in flight (streams get 20 s) and exits 0.
  *
  * ```sh
  * curl localhost:9000/v1/chat/completions -H 'content-type: application/json' \
@@ -33,6 +34,9 @@ const hostname = process.env.HOST ?? "127.0.0.1";
 const [port] = await checkPorts("examples/openai.ts", hostname, [
   { variable: "PORT", value: process.env.PORT ?? "9000" },
 ]);
+// Origins whose browser pages may call the service, e.g. CORS_ORIGINS=http://localhost:5173.
+const corsOrigins = (process.env.CORS_ORIGINS ?? "").split(",").map((o) => o.trim())
+  .filter((o) => o !== "");
 
 /** The OpenAI model names and how each is served. */
 const models: Record<string, OpenAIModel> = {
@@ -61,7 +65,7 @@ const server = await new Server({
   startupModels: Object.keys(models),
   log: { info: false },
 }).start();
-const service = await serveOpenAI(server, { hostname, port, models });
+const service = await serveOpenAI(server, { hostname, port, models, corsOrigins });
 const v1 = `${service.url}/v1`;
 console.log(
   `OpenAI API on ${v1} (${service.runtime}), models ${Object.keys(models).join(", ")} from ` +

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { test } from "./support/test.ts";
 import type { GrpcTransportName } from "../grpc.ts";
-import { serviceDefinitions } from "../src/kserve/grpc/definitions.ts";
+import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
 import { runtimeName } from "../ffi/mod.ts";
 import { MODEL_REPOSITORY } from "./support/env.ts";
 import { runtimeCommand } from "./runtime_command.mjs";

@@ -2,7 +2,7 @@
  * examples/openai.ts (`npm run serve:openai`) starts on this runtime, on the core the suite runs
  * against, and answers OpenAI's client: the model list, a chat completion through tiny_llm's
  * template, a completion streamed from word_stream (the example's own mapping) and an embedding;
- * on SIGINT it finishes and exits 0.
+ * a preflight from each origin of `CORS_ORIGINS` allowed; on SIGINT it finishes and exits 0.
  *
  * @module
  */
@@ -33,11 +33,16 @@ function command(): [string, string[]] {
   return [process.execPath, [script]];
 }
 
-test("examples/openai.ts serves the four models and stops on SIGINT", async () => {
+test("examples/openai.ts serves the four models, CORS_ORIGINS' pages, and stops on SIGINT", async () => {
   const [cmd, args] = command();
   // PORT 0: any free port; the example prints the one it got.
   const child = spawn(cmd, args, {
-    env: { ...process.env, PORT: "0", MODEL_REPOSITORY },
+    env: {
+      ...process.env,
+      PORT: "0",
+      MODEL_REPOSITORY,
+      CORS_ORIGINS: "http://localhost:5173, http://127.0.0.1:8080",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -84,6 +89,22 @@ test("examples/openai.ts serves the four models and stops on SIGINT", async () =
 
     const embedding = await client.embeddings.create({ model: "tiny_embed", input: "hello" });
     assert.equal(embedding.data[0].embedding.length, 8);
+
+    // CORS_ORIGINS: a preflight from each origin it lists is allowed, from another not.
+    for (
+      const [origin, allowed] of [
+        ["http://localhost:5173", true],
+        ["http://127.0.0.1:8080", true],
+        ["http://localhost:8080", false],
+      ] as const
+    ) {
+      const r = await fetch(`${url}/chat/completions`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST" },
+      });
+      await r.body?.cancel();
+      assert.equal(r.headers.get("access-control-allow-origin"), allowed ? origin : null, origin);
+    }
   } finally {
     // process.kill, not child.kill: Deno's node:child_process reports a child it signalled itself
     // as killed by that signal, whatever the child's exit status.

@@ -1,17 +1,18 @@
 /**
  * A generation as OpenAI's Server-Sent Events: a `data: <chunk>` event per piece of text (a chat
- * choice's first one giving the role), a last chunk per choice with its `finish_reason`, the usage
- * chunk where the call asked for it and the model counted, then `data: [DONE]`. Pulled one event
- * at a time as the client reads; a client that goes away cancels the body, which cancels every
- * request of the call in Triton. A failure after the first event is a last
- * `data: {"error": {...}}` event (OpenAI's shape), without `[DONE]`.
+ * choice's first one giving the role) and per tool call read, a last chunk per choice with its
+ * `finish_reason`, the usage chunk where the call asked for it and the model counted, then
+ * `data: [DONE]`. Pulled one event at a time as the client reads; a client that goes away
+ * cancels the body, which cancels every request of the call in Triton. A failure after the first
+ * event is a last `data: {"error": {...}}` event (OpenAI's shape), without `[DONE]`.
  *
  * @module
  */
 import { type EventStream, sseEvent } from "../common/event_stream.ts";
 import { errorJson } from "./openai_error.ts";
-import type { ChoiceEnd, ChoiceEvent, ChoiceSpec, Generation } from "./generation.ts";
+import type { ChoiceEnd, ChoiceSpec } from "./generation.ts";
 import { type CallIdentity, chunk, usageChunk, usageOf } from "./responses.ts";
+import type { ChatEvent, ChatEvents } from "./tool_calls.ts";
 
 const encoder = new TextEncoder();
 const DONE = encoder.encode("data: [DONE]\n\n");
@@ -30,20 +31,20 @@ export interface StreamCall {
  */
 export function openaiEventStream(
   stream: StreamCall,
-  generation: Generation,
-  first: ChoiceEvent,
+  generation: ChatEvents,
+  first: ChatEvent,
 ): EventStream {
   const { kind, call, includeUsage } = stream;
   const roleSent = new Set<number>();
   const ends = new Map<number, ChoiceEnd>();
-  let pending: ChoiceEvent | undefined = first;
+  let pending: ChatEvent | undefined = first;
   let done = false;
   let onClosed!: () => void;
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
   let controller!: ReadableStreamDefaultController<Uint8Array>;
 
   /** The SSE text of one event. */
-  const events = (event: ChoiceEvent): string => {
+  const events = (event: ChatEvent): string => {
     let text = "";
     if (kind === "chat" && !roleSent.has(event.index)) {
       roleSent.add(event.index);
@@ -54,6 +55,10 @@ export function openaiEventStream(
     if (event.kind === "text") {
       text += `data: ${
         chunk(kind, call, event.index, { text: event.text }, null, includeUsage)
+      }\n\n`;
+    } else if (event.kind === "tool_call") {
+      text += `data: ${
+        chunk(kind, call, event.index, { toolCall: event.call }, null, includeUsage)
       }\n\n`;
     } else {
       ends.set(event.index, event);
@@ -74,7 +79,7 @@ export function openaiEventStream(
       controller = c;
     },
     async pull(c) {
-      let event: ChoiceEvent | undefined;
+      let event: ChatEvent | undefined;
       try {
         event = pending ?? await generation.next();
         pending = undefined;

@@ -15,6 +15,16 @@ import { type ChoiceEnd, type ChoiceSpec, Generation } from "./generation.ts";
 import type { GenerationPlan } from "./mapping.ts";
 import type { ChatRequest, CompletionRequest, GenerationRequest } from "./request.ts";
 import {
+  type ChatEvents,
+  readToolCalls,
+  templateMessages,
+  type ToolCall,
+  type ToolRules,
+  toolRules,
+  withoutToolFields,
+} from "./tool_calls.ts";
+import type { ToolCallFormat } from "./tool_call_text.ts";
+import {
   callIdentity,
   chatBody,
   completionBody,
@@ -22,10 +32,12 @@ import {
   usageOf,
 } from "./responses.ts";
 
-/** A served generation model: its checked mapping and its chat template, if any. */
+/** A served generation model: its checked mapping, its chat template and its tool call
+ * parser, if any. */
 export interface GenerationTarget {
   readonly plan: GenerationPlan;
   readonly template: ChatTemplate | undefined;
+  readonly toolCallParser: ToolCallFormat | undefined;
 }
 
 /** An endpoint's answer, and its event stream where it streams. */
@@ -52,9 +64,11 @@ async function answer(
   request: GenerationRequest,
   choices: readonly ChoiceSpec[],
   signal: AbortSignal,
+  tools?: ToolRules,
 ): Promise<Answer> {
   const call = callIdentity(kind, request.model);
-  const generation = new Generation(plan, request, choices, signal);
+  const started = new Generation(plan, request, choices, signal);
+  const generation: ChatEvents = tools === undefined ? started : readToolCalls(started, tools);
   const fail = async (e: unknown): Promise<never> => {
     generation.cancel();
     await generation.ended;
@@ -80,10 +94,13 @@ async function answer(
   }
   const texts = new Map<number, string>();
   const ends = new Map<number, ChoiceEnd>();
+  const calls = new Map<number, ToolCall[]>();
   try {
     for (let event = await generation.next(); event; event = await generation.next()) {
       if (event.kind === "text") {
         texts.set(event.index, (texts.get(event.index) ?? "") + event.text);
+      } else if (event.kind === "tool_call") {
+        calls.set(event.index, [...(calls.get(event.index) ?? []), event.call]);
       } else ends.set(event.index, event);
     }
   } catch (e) {
@@ -95,6 +112,7 @@ async function answer(
     index,
     text: texts.get(index) ?? "",
     finishReason: ends.get(index)!.finishReason,
+    toolCalls: calls.get(index),
   }));
   const usage = usageOf(choices, ends);
   const body = kind === "chat"
@@ -150,10 +168,12 @@ export async function chat(
       "no_chat_template",
     );
   }
-  const prompt = target.template.render(request.messages, request.tools);
+  const tools = toolRules(target.toolCallParser, request);
+  const prompt = target.template.render(templateMessages(request.messages), request.tools);
   const choices: ChoiceSpec[] = [];
   for (let j = 0; j < request.n; j++) {
     choices.push({ index: j, prompt, prefix: "", promptIndex: 0 });
   }
-  return await answer("chat", target.plan, request, choices, signal);
+  const sent = withoutToolFields(target.plan, target.toolCallParser, request);
+  return await answer("chat", target.plan, sent, choices, signal, tools);
 }

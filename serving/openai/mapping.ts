@@ -11,6 +11,7 @@ import type { DataTypeName } from "../../ffi/mod.ts";
 import type { Model } from "../../src/model.ts";
 import type { Tensor, TensorLike } from "../../src/tensor.ts";
 import type { Json } from "../common/json.ts";
+import type { ToolCallFormat } from "./tool_call_text.ts";
 
 /** Where an OpenAI request field goes: the model input of that name, or the request parameter
  * (`TRITONSERVER_InferenceRequestSet*Parameter`) of that name. */
@@ -86,6 +87,14 @@ export interface OpenAIGenerationModel extends OpenAIModelBase {
    * Default: `chat_template` of `tokenizer_config.json` in the model's directory of the server's
    * model repository; without one the model serves no chat (400). */
   readonly chatTemplate?: string;
+  /** How tool calls are read out of the model's chat text: `"llama3_json"` (or `"llama3"`:
+   * Llama 3.1's JSON, `{"name": …, "parameters": {…}}`, objects separated by `;`, where the text
+   * begins with one, after an optional `<|python_tag|>`) or `"hermes"` (`<tool_call>{"name": …,
+   * "arguments": {…}}</tool_call>` anywhere in the text; Hermes, Qwen 2.5 and later). With it, a
+   * chat request's `tools` go to the chat template (and to the model where the mapping carries
+   * them) and its calls come back as `tool_calls` with `finish_reason: "tool_calls"`. Default:
+   * none, the text comes back as text and `tools` need the mapping to carry them. */
+  readonly toolCallParser?: ToolCallFormat;
 }
 
 /** An embedding model: `/v1/embeddings`. */

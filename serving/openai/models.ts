@@ -17,13 +17,14 @@ import type {
   OpenAIModel,
 } from "./mapping.ts";
 import { conventionOf, embeddingPlan, generationPlan } from "./plans.ts";
+import { toolCallParserOf } from "./tool_calls.ts";
 
 /** A served model. */
 export type ServedModel =
   | ({ readonly kind: "generation" } & GenerationTarget)
   | { readonly kind: "embedding"; readonly plan: EmbeddingPlan };
 
-const MODEL_FIELDS = ["model", "version", "mapping", "chatTemplate", "embedding"];
+const MODEL_FIELDS = ["model", "version", "mapping", "chatTemplate", "toolCallParser", "embedding"];
 
 /** One generation model, checked, with its chat template. */
 function generationModel(
@@ -39,6 +40,7 @@ function generationModel(
     kind: "generation",
     plan,
     template: chatTemplateOf(server, plan.model.name, spec.chatTemplate, what),
+    toolCallParser: toolCallParserOf(spec.toolCallParser, what),
   };
 }
 
@@ -73,7 +75,8 @@ export function servedModels(
     if (name === "" || name.includes("\0")) fail("an OpenAI model name must be a non-empty string");
     if (!isRecord(spec)) {
       fail(
-        "must be { model?, version?, mapping, chatTemplate? } or { model?, version?, embedding }",
+        "must be { model?, version?, mapping, chatTemplate?, toolCallParser? } or " +
+          "{ model?, version?, embedding }",
       );
     }
     for (const key of Object.keys(spec)) {
@@ -95,6 +98,9 @@ export function servedModels(
     }
     if (s.embedding !== undefined && s.chatTemplate !== undefined) {
       fail("an embedding model takes no chatTemplate");
+    }
+    if (s.embedding !== undefined && s.toolCallParser !== undefined) {
+      fail("an embedding model takes no toolCallParser");
     }
     served.set(
       name,

@@ -71,6 +71,10 @@ export interface ChatRequest extends GenerationRequest {
   readonly messages: readonly ChatMessage[];
   /** The tools, for the chat template, where given. */
   readonly tools: readonly unknown[] | undefined;
+  /** `tool_choice` as given (`"none"` included), where given. */
+  readonly toolChoice: Json | undefined;
+  /** `parallel_tool_calls`: whether a choice may make more than one tool call. */
+  readonly parallelToolCalls: boolean;
 }
 
 /** `POST /v1/embeddings`. */
@@ -426,6 +430,8 @@ export function chatRequest(body: JsonRecord, maxChoices: number): ChatRequest {
     fields,
     messages,
     tools: tools?.map(plain),
+    toolChoice: field(body, "tool_choice"),
+    parallelToolCalls: flag(field(body, "parallel_tool_calls"), "parallel_tool_calls") ?? true,
   };
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ChoiceEnd, ChoiceSpec } from "./generation.ts";
+import type { ToolCall } from "./tool_calls.ts";
 
 /** Token counts of a call. */
 export interface Usage {
@@ -66,6 +67,13 @@ export interface FinishedChoice {
   readonly index: number;
   readonly text: string;
   readonly finishReason: string;
+  /** The tool calls read from its text, where any were. */
+  readonly toolCalls?: readonly ToolCall[];
+}
+
+/** A tool call as OpenAI writes it in a message (and, with its `index`, in a delta). */
+function toolCallJson(call: ToolCall) {
+  return { id: call.id, type: "function", function: call.function };
 }
 
 /** A `text_completion` object. */
@@ -102,7 +110,12 @@ export function chatBody(
     model: call.model,
     choices: choices.map((c) => ({
       index: c.index,
-      message: { role: "assistant", content: c.text, refusal: null },
+      message: c.toolCalls === undefined ? { role: "assistant", content: c.text, refusal: null } : {
+        role: "assistant",
+        content: c.text === "" ? null : c.text,
+        refusal: null,
+        tool_calls: c.toolCalls.map(toolCallJson),
+      },
       logprobs: null,
       finish_reason: c.finishReason,
     })),
@@ -119,7 +132,7 @@ export function chunk(
   kind: "completion" | "chat",
   call: CallIdentity,
   index: number,
-  content: { readonly text?: string; readonly role?: boolean },
+  content: { readonly text?: string; readonly role?: boolean; readonly toolCall?: ToolCall },
   finishReason: string | null,
   withUsage: boolean,
 ): string {
@@ -129,6 +142,9 @@ export function chunk(
       delta: {
         ...(content.role ? { role: "assistant" } : {}),
         ...(content.text === undefined ? {} : { content: content.text }),
+        ...(content.toolCall === undefined ? {} : {
+          tool_calls: [{ index: content.toolCall.position, ...toolCallJson(content.toolCall) }],
+        }),
       },
       logprobs: null,
       finish_reason: finishReason,

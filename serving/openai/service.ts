@@ -25,6 +25,7 @@ import { countedFetch } from "../common/counted_fetch.ts";
 import { type Method, routesOf } from "../common/routes.ts";
 import { type Restriction, restrictionCheck } from "../common/restricted.ts";
 import { type Answer, chat, completion } from "./completions.ts";
+import { corsOriginsOf, withCors } from "./cors.ts";
 import { embeddings } from "./embeddings.ts";
 import { errorResponse, OpenAIError } from "./openai_error.ts";
 import type { OpenAIModel } from "./mapping.ts";
@@ -69,6 +70,15 @@ export interface OpenAIOptions {
    * `{ inference: { header: "api-key", value: "…" } }`; the others get 403 (the rule of
    * `serve()`'s `restrictedApis`). Default: everything open. */
   readonly restrictedApis?: OpenAIRestrictedApis;
+  /** The origins whose browser pages may call the service (CORS), as a browser sends them in
+   * `Origin`: scheme, host and port, e.g. `["http://localhost:5173", "https://ui.example.com"]`;
+   * `"*"` allows any origin. Their requests' answers (errors included) carry
+   * `Access-Control-Allow-Origin`, and their preflight (`OPTIONS`) is answered 204 with
+   * `Access-Control-Allow-Methods: GET,POST`, the headers the page asked for (an API key's too,
+   * without the restriction's check) and `Access-Control-Max-Age: 600`. Default: none (no page
+   * of another origin can read an answer, and `OPTIONS` is 405), since the service may answer
+   * anyone that reaches it: opening it to pages is a choice to make for the pages one runs. */
+  readonly corsOrigins?: readonly string[];
 }
 
 /** Where and how {@link serveOpenAI} listens, and what it serves. */
@@ -91,7 +101,7 @@ export type OpenAIService = HttpService;
 /** 64 MiB. */
 const DEFAULT_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_CHOICES = 128;
-const OPTION_FIELDS = "{ models?, maxRequestBytes?, maxChoices?, restrictedApis? }";
+const OPTION_FIELDS = "{ models?, maxRequestBytes?, maxChoices?, restrictedApis?, corsOrigins? }";
 
 /** `options[option]`, a whole number in [`min`, `max`], `fallback` when absent. */
 function wholeOption(
@@ -254,6 +264,7 @@ export function openaiService(
   };
   const maxChoices = wholeOption(options, "maxChoices", DEFAULT_MAX_CHOICES, 1);
   const check = restrictionCheck<OpenAIRestrictedCategory>(options.restrictedApis, CATEGORIES);
+  const origins = corsOriginsOf(options.corsOrigins);
   const models = servedModels(server, options.models);
   /** Streamed responses and their streams; the streams still open. */
   const streams = new WeakMap<Response, EventStream>();
@@ -290,7 +301,8 @@ export function openaiService(
     route(method, paths, category, (c) => handler(served, c));
   }
 
-  const fetch = countedFetch((request) => app.fetch(request), errorResponse, calls, streams);
+  const counted = countedFetch((request) => app.fetch(request), errorResponse, calls, streams);
+  const fetch = withCors(counted, origins, errorResponse);
   return {
     fetch,
     active: () => calls.size,

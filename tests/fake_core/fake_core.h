@@ -470,10 +470,11 @@ const fc_executor* fc_executor_for(
 /* models_python.c: the python models imitated by name (any other name
  * gets a stand-in answering empty responses). */
 const fc_executor* fc_python_executor(const char* model_name);
-/* models_llm.c / models_embed.c: the word echo models of the OpenAI front end's tests by name
- * (tiny_llm, tiny_trtllm, word_stream; tiny_embed), NULL for any other name. */
+/* models_llm.c / models_embed.c / models_tool.c: the models of the OpenAI front end's tests by
+ * name (tiny_llm, tiny_trtllm, word_stream; tiny_embed; tool_llm), NULL for any other name. */
 const fc_executor* fc_llm_executor(const char* model_name);
 const fc_executor* fc_embed_executor(const char* model_name);
+const fc_executor* fc_tool_executor(const char* model_name);
 
 typedef struct fc_thread_node {
   pthread_t tid;

@@ -285,5 +285,8 @@ fc_python_executor(const char* model_name)
   if (ex == NULL) {
     ex = fc_embed_executor(model_name);
   }
+  if (ex == NULL) {
+    ex = fc_tool_executor(model_name);
+  }
   return ex != NULL ? ex : &k_generic;
 }

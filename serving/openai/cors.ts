@@ -10,7 +10,7 @@
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { describeValue } from "../../src/arguments.ts";
+import { describeValue } from "../../src/value_checks.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { FetchHandler } from "../common/listen.ts";
 

@@ -11,7 +11,7 @@ import type { JsonObject, JsonValue, ModelConfig } from "./model_config.ts";
 import { parseTextFormat, type TextMessage, type TextValue } from "./text_format.ts";
 
 /** The repeated fields of model_config.proto's messages (any message: the names do not clash). */
-const REPEATED = new Set([
+const REPEATED: ReadonlySet<string> = new Set([
   "input",
   "output",
   "dims",
@@ -46,7 +46,7 @@ const REPEATED = new Set([
 ]);
 
 /** The map fields (`map<string, …>`), written as repeated `{ key: … value: … }` entries. */
-const MAPS = new Set([
+const MAPS: ReadonlySet<string> = new Set([
   "parameters",
   "cc_model_filenames",
   "metric_tags",
@@ -61,7 +61,7 @@ const MAPS = new Set([
 ]);
 
 /** The bool fields, whose values may be written `true`, `t`, `True`, `1` (and false likewise). */
-const BOOLEANS = new Set([
+const BOOLEANS: ReadonlySet<string> = new Set([
   "optional",
   "is_shape_tensor",
   "allow_ragged_batch",

@@ -80,7 +80,10 @@ test("mod.ts loads no HTTP or gRPC library; each front end has its own entry", (
   const fromMod = [...reached("mod.ts")].filter(([p]) => p !== "koffi");
   assert.deepEqual(fromMod.map(([p, f]) => `${p} (${f})`), []);
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  assert.deepEqual(Object.keys(pkg.exports), [".", "./serve", "./grpc", "./openai"]);
+  assert.deepEqual(Object.keys(pkg.exports), [".", "./serve", "./grpc", "./openai", "./types"]);
+  // tritonffi/types (the declarations of a model repository) is the binding's too.
+  const fromTypes = [...reached("types.ts")].filter(([p]) => p !== "koffi");
+  assert.deepEqual(fromTypes.map(([p, f]) => `${p} (${f})`), []);
   const fromServe = reached("serve.ts");
   assert.ok(fromServe.has("hono"), [...fromServe.keys()].join(", "));
   assert.ok(reached("grpc.ts").has("@grpc/grpc-js"));

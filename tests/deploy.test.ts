@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { test } from "./support/test.ts";
 import { parseAllDocuments } from "yaml";
 
@@ -59,13 +60,26 @@ test("deploy/Dockerfile runs examples/serve.ts with the environment the runtime 
   const cmd = /^CMD (\[[\s\S]*?\])/m.exec(dockerfile);
   assert.ok(cmd, "an exec-form CMD");
   const argv = JSON.parse(cmd[1].replace(/\\\n/g, "")) as string[];
-  assert.ok(existsSync(root + argv[argv.length - 1]), argv.join(" "));
-  assert.ok(argv.includes("--allow-net"));
+  const script = argv[argv.length - 1];
+  assert.ok(existsSync(root + script), argv.join(" "));
+  // Node serves HTTP and gRPC alike; Deno's node:http2 can be brought down by a client, and
+  // serveGrpc() refuses it without an opt-in.
+  assert.equal(argv[0], "./node_modules/.bin/node");
   assert.match(dockerfile, /PORT=8080/);
-  // Every file or folder of the repository that the served script imports is copied in.
+  // Every top-level file or folder of the repository that the served script reaches through its
+  // relative imports (followed to their ends) is copied in.
   const copied = [...dockerfile.matchAll(/^COPY (.+) \S+$/gm)].flatMap((m) => m[1].split(/\s+/));
-  const script = readFileSync(root + argv[argv.length - 1], "utf8");
-  const imports = [...script.matchAll(/from "\.\.\/([^/"]+)/g)].map((m) => m[1]);
-  assert.ok(imports.length > 0, "examples/serve.ts imports the repository's entries");
-  for (const entry of imports) assert.ok(copied.includes(entry), `COPY ${entry}: ${copied}`);
+  const reached = new Set<string>();
+  const visit = (file: string) => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    const text = readFileSync(join(root, file), "utf8");
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+\.ts)"/g)) {
+      visit(relative(root, resolve(root, dirname(file), m[1])));
+    }
+  };
+  visit(script);
+  const tops = new Set([...reached].filter((f) => f !== script).map((f) => f.split("/")[0]));
+  assert.ok(tops.has("serving") && tops.has("src") && tops.has("ffi"), [...tops].join(", "));
+  for (const top of tops) assert.ok(copied.includes(top), `COPY ${top}: ${copied}`);
 });

@@ -7,9 +7,9 @@
  * - one protocol (`serving/kserve/`, `serving/openai/`) never imports another, and KServe's two
  *   transports (`serving/kserve/http/`, `serving/kserve/grpc/`) never import each other: both
  *   stand on the protocol's rules in `serving/kserve/`;
- * - no module-level mutable state (a top-level `let`, an empty array to fill, a scratch typed
- *   array, a `Map`, `Set`, `WeakMap` or `WeakSet`) outside the places {@link STATE_ALLOWED} names
- *   with the reason. A constant lookup table is typed `ReadonlyMap` or `ReadonlySet`.
+ * - no module-level mutable state (a top-level `let`, an empty array or object to fill, a
+ *   scratch typed array, a `Map`, `Set`, `WeakMap` or `WeakSet`) outside the places
+ *   {@link STATE_ALLOWED} names with the reason. A constant lookup table is typed `ReadonlyMap` or `ReadonlySet`.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -140,7 +140,7 @@ function stateIn(file: string): string[] {
   readFileSync(join(root, file), "utf8").split("\n").forEach((line, i) => {
     const at = `${file}:${i + 1}: ${line.trim()}`;
     if (/^(export )?(let|var)\b/.test(line)) found.push(at);
-    else if (/^(export )?const \w+(: [^=]+)? = (\[\]|new Array\b)/.test(line)) found.push(at);
+    else if (/^(export )?const \w+(: [^=]+)? = (\[\]|\{\}|new Array\b)/.test(line)) found.push(at);
     else if (
       /^(export )?const \w+(: [^=]+)? = new (Big)?(Uint|Int|Float)\d+Array\((?!0\))/.test(line)
     ) {

@@ -2,14 +2,15 @@
  * The rules of the house, which folder may import which and where module state may live
  * (docs/layout.md draws the rooms):
  * - the binding (`mod.ts`, `src/`, `ffi/`) never imports the front ends (`serving/`, `serve.ts`,
- *   `grpc.ts`, `openai.ts`), and loads no HTTP or gRPC library;
+ *   `grpc.ts`, `openai.ts`), and loads no HTTP or gRPC library; `src/` holds nothing `mod.ts`
+ *   does not reach;
  * - `serving/common/`, what every front end shares, imports no protocol;
  * - one protocol (`serving/kserve/`, `serving/openai/`) never imports another, and KServe's two
  *   transports (`serving/kserve/http/`, `serving/kserve/grpc/`) never import each other: both
  *   stand on the protocol's rules in `serving/kserve/`;
- * - no module-level mutable state (a top-level `let`, an empty array to fill, a scratch typed
- *   array, a `Map`, `Set`, `WeakMap` or `WeakSet`) outside the places {@link STATE_ALLOWED} names
- *   with the reason. A constant lookup table is typed `ReadonlyMap` or `ReadonlySet`.
+ * - no module-level mutable state (a top-level `let`, an empty array or object to fill, a
+ *   scratch typed array, a `Map`, `Set`, `WeakMap` or `WeakSet`) outside the places
+ *   {@link STATE_ALLOWED} names with the reason. A constant lookup table is typed `ReadonlyMap` or `ReadonlySet`.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -60,6 +61,19 @@ test("the house has the rooms these rules name", () => {
 test("the binding (mod.ts, src/, ffi/) never imports the front ends", () => {
   const frontEnd = (t: string) => t.startsWith("serving/") || ENTRIES.includes(t);
   assert.deepEqual(offenders(BINDING, frontEnd), []);
+});
+
+test("src/ is the binding: every file of it is reached from mod.ts", () => {
+  const reached = new Set<string>();
+  const visit = (file: string) => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    importsOf(file).modules.forEach(visit);
+  };
+  visit("mod.ts");
+  const src = BINDING.filter((f) => f.startsWith("src/"));
+  assert.ok(src.length > 20, `${src.length} files in src/`);
+  assert.deepEqual(src.filter((f) => !reached.has(f)), []);
 });
 
 test("mod.ts loads no HTTP or gRPC library; each front end has its own entry", () => {
@@ -143,7 +157,7 @@ function stateIn(file: string): string[] {
   readFileSync(join(root, file), "utf8").split("\n").forEach((line, i) => {
     const at = `${file}:${i + 1}: ${line.trim()}`;
     if (/^(export )?(let|var)\b/.test(line)) found.push(at);
-    else if (/^(export )?const \w+(: [^=]+)? = (\[\]|new Array\b)/.test(line)) found.push(at);
+    else if (/^(export )?const \w+(: [^=]+)? = (\[\]|\{\}|new Array\b)/.test(line)) found.push(at);
     else if (
       /^(export )?const \w+(: [^=]+)? = new (Big)?(Uint|Int|Float)\d+Array\((?!0\))/.test(line)
     ) {

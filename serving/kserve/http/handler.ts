@@ -20,7 +20,7 @@ import { string, unsigned, withoutNul } from "../../common/json.ts";
 import { sharedMemoryOption, type SharedMemoryRegions } from "../shared_memory.ts";
 import { Calls } from "../../common/lifecycle.ts";
 import { countedFetch } from "../../common/counted_fetch.ts";
-import { type Method, type Route as RouteOf, routesOf } from "../../common/routes.ts";
+import { type Route as RouteOf, routesOf } from "../../common/routes.ts";
 import {
   cudaSharedMemoryRegister,
   cudaSharedMemoryStatus,
@@ -87,10 +87,8 @@ export interface KServeOptions {
   readonly sharedMemory?: SharedMemoryRegions;
 }
 
-export type { Method };
-
-/** @internal The KServe routes' {@link RouteOf}: categories of {@link RestrictedCategory}. */
-export type Route = RouteOf<RestrictedCategory>;
+/** The KServe routes' {@link RouteOf}: categories of {@link RestrictedCategory}. */
+type Route = RouteOf<RestrictedCategory>;
 
 export type { FetchHandler };
 

@@ -105,7 +105,10 @@ test("mod.ts loads no HTTP library; the front end is tritonffi/serve (serve.ts)"
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   assert.deepEqual(Object.keys(pkg.exports), [".", "./serve", "./grpc", "./openai"]);
   assert.ok(packagesReached("grpc.ts").has("@grpc/grpc-js"));
-  // Chat templates are the OpenAI front end's alone.
-  assert.ok(packagesReached("openai.ts").has("@huggingface/jinja"));
-  assert.ok(!fromServe.has("@huggingface/jinja"), [...fromServe.keys()].join(", "));
+  // Chat templates and tokenizers are the OpenAI front end's alone.
+  for (const own of ["@huggingface/jinja", "@huggingface/tokenizers"]) {
+    assert.ok(packagesReached("openai.ts").has(own), own);
+    assert.ok(!fromServe.has(own), [...fromServe.keys()].join(", "));
+    assert.ok(!packagesReached("grpc.ts").has(own), own);
+  }
 });

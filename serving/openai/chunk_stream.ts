@@ -1,7 +1,8 @@
 /**
  * A generation as OpenAI's Server-Sent Events: a `data: <chunk>` event per piece of text (a chat
  * choice's first one giving the role), a last chunk per choice with its `finish_reason`, the usage
- * chunk where the call asked for it and the model counted, then `data: [DONE]`. Pulled one event
+ * chunk where the call asked for it (zeros where neither the model nor its tokenizer counted),
+ * then `data: [DONE]`. Pulled one event
  * at a time as the client reads; a client that goes away cancels the body, which cancels every
  * request of the call in Triton. A failure after the first event is a last
  * `data: {"error": {...}}` event (OpenAI's shape), without `[DONE]`.
@@ -11,7 +12,7 @@
 import { type EventStream, sseEvent } from "../common/event_stream.ts";
 import { errorJson } from "./openai_error.ts";
 import type { ChoiceEnd, ChoiceEvent, ChoiceSpec, Generation } from "./generation.ts";
-import { type CallIdentity, chunk, usageChunk, usageOf } from "./responses.ts";
+import { type CallIdentity, chunk, UNCOUNTED, usageChunk, usageOf } from "./responses.ts";
 
 const encoder = new TextEncoder();
 const DONE = encoder.encode("data: [DONE]\n\n");
@@ -91,8 +92,10 @@ export function openaiEventStream(
         c.enqueue(encoder.encode(events(event)));
         return;
       }
-      const usage = includeUsage ? usageOf(stream.choices, ends) : undefined;
-      if (usage !== undefined) c.enqueue(sseEvent(usageChunk(kind, call, usage)));
+      if (includeUsage) {
+        const usage = usageOf(stream.choices, ends) ?? UNCOUNTED;
+        c.enqueue(sseEvent(usageChunk(kind, call, usage)));
+      }
       c.enqueue(DONE);
       c.close();
       end();

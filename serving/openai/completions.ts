@@ -9,6 +9,7 @@
 import { TritonError } from "../../src/errors.ts";
 import type { EventStream } from "../common/event_stream.ts";
 import type { ChatTemplate } from "./chat_template.ts";
+import { CHAT_REASONS, COMPLETION_REASONS } from "./choice_tally.ts";
 import { badRequest } from "./openai_error.ts";
 import { openaiEventStream } from "./chunk_stream.ts";
 import { type ChoiceEnd, type ChoiceSpec, Generation } from "./generation.ts";
@@ -21,11 +22,14 @@ import {
   type FinishedChoice,
   usageOf,
 } from "./responses.ts";
+import type { TokenCounter } from "./tokenizer.ts";
 
-/** A served generation model: its checked mapping and its chat template, if any. */
+/** A served generation model: its checked mapping, its chat template and its tokenizer, if
+ * any. */
 export interface GenerationTarget {
   readonly plan: GenerationPlan;
   readonly template: ChatTemplate | undefined;
+  readonly tokenizer?: TokenCounter | undefined;
 }
 
 /** An endpoint's answer, and its event stream where it streams. */
@@ -48,13 +52,21 @@ const JSON_HEADERS = { "content-type": "application/json" };
  */
 async function answer(
   kind: "completion" | "chat",
-  plan: GenerationPlan,
+  target: GenerationTarget,
   request: GenerationRequest,
   choices: readonly ChoiceSpec[],
   signal: AbortSignal,
 ): Promise<Answer> {
   const call = callIdentity(kind, request.model);
-  const generation = new Generation(plan, request, choices, signal);
+  const { plan } = target;
+  const fallback = plan.defaults.get("max_tokens");
+  const generation = new Generation(plan, request, choices, signal, {
+    tokenizer: target.tokenizer,
+    promptSpecial: kind === "completion",
+    reasons: kind === "chat" ? CHAT_REASONS : COMPLETION_REASONS,
+    usage: !request.stream || request.includeUsage,
+    maxTokens: request.maxTokens ?? (typeof fallback === "number" ? fallback : undefined),
+  });
   const fail = async (e: unknown): Promise<never> => {
     generation.cancel();
     await generation.ended;
@@ -127,7 +139,7 @@ export async function completion(
       });
     }
   }
-  return await answer("completion", target.plan, request, choices, signal);
+  return await answer("completion", target, request, choices, signal);
 }
 
 /**
@@ -155,5 +167,5 @@ export async function chat(
   for (let j = 0; j < request.n; j++) {
     choices.push({ index: j, prompt, prefix: "", promptIndex: 0 });
   }
-  return await answer("chat", target.plan, request, choices, signal);
+  return await answer("chat", target, request, choices, signal);
 }

@@ -17,13 +17,18 @@ import type {
   OpenAIModel,
 } from "./mapping.ts";
 import { conventionOf, embeddingPlan, generationPlan } from "./plans.ts";
+import { type TokenCounter, tokenCounterOf } from "./tokenizer.ts";
 
 /** A served model. */
 export type ServedModel =
   | ({ readonly kind: "generation" } & GenerationTarget)
-  | { readonly kind: "embedding"; readonly plan: EmbeddingPlan };
+  | {
+    readonly kind: "embedding";
+    readonly plan: EmbeddingPlan;
+    readonly tokenizer: TokenCounter | undefined;
+  };
 
-const MODEL_FIELDS = ["model", "version", "mapping", "chatTemplate", "embedding"];
+const MODEL_FIELDS = ["model", "version", "mapping", "chatTemplate", "embedding", "tokenizer"];
 
 /** One generation model, checked, with its chat template. */
 function generationModel(
@@ -39,6 +44,20 @@ function generationModel(
     kind: "generation",
     plan,
     template: chatTemplateOf(server, plan.model.name, spec.chatTemplate, what),
+    tokenizer: tokenCounterOf(server, plan.model.name, spec.tokenizer, what),
+  };
+}
+
+/** One embedding model, checked, with its tokenizer. */
+function embeddingModel(server: Server, name: string, spec: OpenAIEmbeddingModel): ServedModel {
+  const plan = embeddingPlan(server, name, spec);
+  const what = name === plan.model.name
+    ? `model '${name}'`
+    : `model '${plan.model.name}' (served as '${name}')`;
+  return {
+    kind: "embedding",
+    plan,
+    tokenizer: tokenCounterOf(server, plan.model.name, spec.tokenizer, what),
   };
 }
 
@@ -73,7 +92,8 @@ export function servedModels(
     if (name === "" || name.includes("\0")) fail("an OpenAI model name must be a non-empty string");
     if (!isRecord(spec)) {
       fail(
-        "must be { model?, version?, mapping, chatTemplate? } or { model?, version?, embedding }",
+        "must be { model?, version?, mapping, chatTemplate?, tokenizer? } or " +
+          "{ model?, version?, embedding, tokenizer? }",
       );
     }
     for (const key of Object.keys(spec)) {
@@ -99,7 +119,7 @@ export function servedModels(
     served.set(
       name,
       s.embedding !== undefined
-        ? { kind: "embedding", plan: embeddingPlan(server, name, spec as OpenAIEmbeddingModel) }
+        ? embeddingModel(server, name, spec as OpenAIEmbeddingModel)
         : generationModel(server, name, spec as OpenAIGenerationModel),
     );
   }

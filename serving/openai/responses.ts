@@ -14,6 +14,10 @@ export interface Usage {
   readonly total_tokens: number;
 }
 
+/** The usage reported where OpenAI's API requires one (the `include_usage` chunk) but neither
+ * the model nor its tokenizer counted: zeros, as typed clients read an absent usage. */
+export const UNCOUNTED: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
 /** What a call's chunks and bodies share. */
 export interface CallIdentity {
   /** `cmpl-…` or `chatcmpl-…`. */
@@ -34,9 +38,9 @@ export function callIdentity(kind: "completion" | "chat", model: string): CallId
 }
 
 /**
- * The usage of a call, where the model counted every choice: the prompt tokens of each prompt
- * once (its choices share it), the completion tokens of every choice; `undefined` otherwise
- * (left out rather than invented).
+ * The usage of a call, where the model or its tokenizer counted every choice: the prompt tokens
+ * of each prompt once (its choices share it), the completion tokens of every choice; `undefined`
+ * otherwise (left out of a whole body rather than invented).
  */
 export function usageOf(
   choices: readonly ChoiceSpec[],
@@ -168,12 +172,13 @@ function base64Float32(values: readonly number[]): string {
   return btoa(binary);
 }
 
-/** An embedding list: one `embedding` object per input, in order. */
+/** An embedding list: one `embedding` object per input, in order, and the usage (OpenAI's API
+ * requires it): `promptTokens` as both counts. */
 export function embeddingBody(
   model: string,
   vectors: readonly (readonly number[])[],
   encoding: "float" | "base64",
-  promptTokens: number | undefined,
+  promptTokens: number,
 ): string {
   return JSON.stringify({
     object: "list",
@@ -183,9 +188,7 @@ export function embeddingBody(
       embedding: encoding === "base64" ? base64Float32(v) : v,
     })),
     model,
-    ...(promptTokens === undefined
-      ? {}
-      : { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }),
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   });
 }
 

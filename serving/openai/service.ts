@@ -231,8 +231,8 @@ export function openaiService(
   });
   route("POST", ["/v1/embeddings"], "inference", async (c) => {
     const request = embeddingRequest(await readJson(c.req.raw, limit));
-    const { plan } = modelFor(request.model, "embedding");
-    return await embeddings(plan, request, c.req.raw.signal);
+    const { plan, tokenizer } = modelFor(request.model, "embedding");
+    return await embeddings(plan, request, c.req.raw.signal, tokenizer);
   });
   const health = (ok: () => boolean, what: string) => () =>
     ok()

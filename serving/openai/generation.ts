@@ -11,6 +11,7 @@ import type { GenerationPlan } from "./mapping.ts";
 import { checkFields, inferRequest, readPiece } from "./choice_inference.ts";
 import type { GenerationRequest } from "./request.ts";
 import { StopText } from "./stop_text.ts";
+import { Utf8Pieces } from "./utf8_pieces.ts";
 
 /** One choice to generate. */
 export interface ChoiceSpec {
@@ -87,7 +88,7 @@ export class Generation {
     frontEndStop: boolean,
   ): Promise<void> {
     const { index } = choice;
-    const decoder = new TextDecoder();
+    const decoder = new Utf8Pieces();
     const stops = frontEndStop ? new StopText(request.stop!) : undefined;
     const tally = new ChoiceTally(this.#counting);
     let stopped = false;
@@ -122,7 +123,7 @@ export class Generation {
         if (stopped) break;
       }
       if (!stopped) {
-        pass(decoder.decode());
+        pass(decoder.end());
         if (!stopped && stops) generated(stops.flush());
       }
       const end = tally.end(stopped, () => this.#promptCount(choice));

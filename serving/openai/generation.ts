@@ -177,6 +177,12 @@ export class Generation {
     }
   }
 
+  /** The next event if one is already here, without waiting; `undefined` otherwise (then
+   * {@link next} says whether more will come, or throws the error). */
+  take(): ChoiceEvent | undefined {
+    return this.#events.shift();
+  }
+
   /** Cancels every request still running (idempotent); {@link next} then ends. */
   cancel(reason?: unknown): void {
     if (!this.#controller.signal.aborted) this.#controller.abort(reason);

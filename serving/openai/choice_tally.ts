@@ -56,7 +56,8 @@ export interface TalliedEnd {
  * The tally of one choice.
  *
  * `completionTokens`: the model's count (summed over its responses), else the tokenizer's count
- * of the text the choice returns, else unknown. `finish_reason`: `stop` where a stop string cut
+ * of the text the choice returns (taken where the call reports usage, or where it alone can tell
+ * whether `maxTokens` was reached), else unknown. `finish_reason`: `stop` where a stop string cut
  * the text; the model's own reason where it gives one (`stop` for one OpenAI does not know);
  * else `length` when the tokens generated reached `maxTokens`, counting each response that
  * carried text as at least one token (what a model that streams token by token shows even where
@@ -88,7 +89,8 @@ export class ChoiceTally {
 
   /** Takes model text the choice returns (after any stop string cut it). */
   returned(text: string): void {
-    if (this.#counting.tokenizer !== undefined) this.#text += text;
+    const { tokenizer, usage, maxTokens } = this.#counting;
+    if (tokenizer !== undefined && (usage || maxTokens !== undefined)) this.#text += text;
   }
 
   /**
@@ -97,9 +99,12 @@ export class ChoiceTally {
    * @param promptTokens the tokenizer's count of the prompt, asked only where needed.
    */
   end(stopped: boolean, promptTokens: () => number | undefined): TalliedEnd {
-    const { tokenizer, reasons, maxTokens } = this.#counting;
+    const { tokenizer, reasons, maxTokens, usage } = this.#counting;
     let completionTokens = this.#completionTokens;
-    if (completionTokens === undefined && tokenizer !== undefined) {
+    // The tokenizer runs where its count is reported or can still decide `length`.
+    const undecided = !stopped && this.#modelReason === undefined && maxTokens !== undefined &&
+      this.#pieces < maxTokens;
+    if (completionTokens === undefined && tokenizer !== undefined && (usage || undecided)) {
       completionTokens = tokenizer.count(this.#text, false);
     }
     const generated = Math.max(completionTokens ?? 0, this.#pieces);

@@ -3,8 +3,8 @@
  * as one streaming `TextDecoder` decodes them (a character split between two responses is
  * completed by the next; a byte order mark is dropped only at the very start; malformed bytes
  * read as U+FFFD), but an element that the stream meets on a character boundary and that ends
- * on one — nearly all of them — is decoded in one shot, which is several times cheaper on Node
- * than a streaming decode.
+ * on one — nearly all of them — is decoded in one shot, which is cheaper on Node and Deno than a
+ * streaming decode (ICU's, on Node).
  *
  * @module
  */

@@ -4,14 +4,17 @@
  * loaded the same way by `bench/sse_client.mjs` (N keep-alive clients in a separate Node process,
  * each opening streams of M tokens back to back for a bounded time, every event parsed and its
  * tokens counted). The routes alternate within each round, and which goes first alternates from
- * round to round. Prints one JSON line per run: route, concurrency, round, and the client's
- * figures (tokens/s, streams/s, first-token and whole-stream latency).
+ * round to round. Prints one JSON line per run: route, concurrency, round, the client's figures
+ * (tokens/s, streams/s, first-token and whole-stream latency), and the serving process's CPU time
+ * per token (µs, warm-up included): the work per token, which a loaded machine changes far less
+ * than the rate.
  *
  * Run it with `npm run bench:openai` (bench/run_openai.mjs), or directly on one runtime with
  * `TRITONSERVER_LIB` set. Environment: `BENCH_SECONDS` (per run, default 3), `BENCH_CONCURRENCY`
  * (streams at once, default "1,16"), `BENCH_TOKENS` (tokens per stream, default 64),
  * `BENCH_ROUNDS` (default 5), `BENCH_ROUTES` (the routes to run, by name, default all:
- * "generate_stream,generate_stream+counts,completions,completions-text,chat").
+ * "generate_stream,generate_stream+counts,completions,completions-text,completions-text+usage,
+ * completions-tokenizer+usage,chat").
  *
  * @module
  */
@@ -38,6 +41,13 @@ const server = await new Server({
   log: { info: false, warn: false },
 }).start();
 const kserve = await serve(server, { port: 0 });
+/** tiny_llm asked for the text alone; max_tokens as a request parameter. */
+const textMapping = {
+  prompt: "text_input",
+  text: "text_output",
+  stream: "stream",
+  parameters: { max_tokens: { parameter: "max_tokens" } },
+};
 const openai = await serveOpenAI(server, {
   port: 0,
   models: {
@@ -45,14 +55,15 @@ const openai = await serveOpenAI(server, {
     // The same model through a custom mapping that asks it for no more than generate_stream does
     // (the text alone; max_tokens as a request parameter, which tiny_llm reads without
     // sampling_parameters): what is left between the two routes is the front ends' own work.
-    tiny_llm_text: {
+    tiny_llm_text: { model: "tiny_llm", mapping: textMapping },
+    // The same again, counted by a tokenizer (tests/models/tiny_trtllm/tokenizer.json): each
+    // stream's prompt and text are tokenized once, at its end.
+    tiny_llm_tokenizer: {
       model: "tiny_llm",
-      mapping: {
-        prompt: "text_input",
-        text: "text_output",
-        stream: "stream",
-        parameters: { max_tokens: { parameter: "max_tokens" } },
-      },
+      mapping: textMapping,
+      tokenizer: decodeURIComponent(
+        new URL("../tests/models/tiny_trtllm/tokenizer.json", import.meta.url).pathname,
+      ),
     },
   },
 });
@@ -120,6 +131,36 @@ const routes: Route[] = [
     tokens,
   },
   {
+    // completions-text asking for usage: where nothing counts, a usage chunk of zeros.
+    name: "completions-text+usage",
+    port: openai.port,
+    path: "/v1/completions",
+    body: {
+      model: "tiny_llm_text",
+      prompt,
+      max_tokens: tokens,
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+    done: true,
+    tokens,
+  },
+  {
+    // The same counted by a tokenizer: what counting costs.
+    name: "completions-tokenizer+usage",
+    port: openai.port,
+    path: "/v1/completions",
+    body: {
+      model: "tiny_llm_tokenizer",
+      prompt,
+      max_tokens: tokens,
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+    done: true,
+    tokens,
+  },
+  {
     // The chat template puts `<|user|>` before the prompt's words: max_tokens cuts the stream
     // at the same count.
     name: "chat",
@@ -144,6 +185,9 @@ interface ClientResult {
   firstError?: string;
 }
 
+/** Streams each client opens before the timed run. */
+const WARMUP = 20;
+
 /** Runs the load generator on `route`; the servers keep serving meanwhile. */
 function load(route: Route, concurrency: number): Promise<ClientResult> {
   const spec = {
@@ -152,7 +196,7 @@ function load(route: Route, concurrency: number): Promise<ClientResult> {
     body: JSON.stringify(route.body),
     concurrency,
     seconds,
-    warmup: 20,
+    warmup: WARMUP,
     tokens: route.tokens,
     done: route.done,
   };
@@ -163,7 +207,12 @@ for (const concurrency of concurrencies) {
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? routes : [...routes].reverse();
     for (const route of order) {
+      // The serving process's CPU time (its JS thread and the core's threads; the load
+      // generator is a process of its own), over the warm-up and the timed run.
+      const cpu0 = process.cpuUsage();
       const result = await load(route, concurrency);
+      const cpu = process.cpuUsage(cpu0);
+      const served = result.tokens + WARMUP * concurrency * route.tokens;
       console.log(JSON.stringify({
         runtime: runtimeName(),
         route: route.name,
@@ -172,6 +221,7 @@ for (const concurrency of concurrencies) {
         round,
         seconds,
         client: result,
+        serverCpuUsPerToken: (cpu.user + cpu.system) / served,
         inflightAfter: server.inflight,
       }));
     }

@@ -3,8 +3,9 @@
 // and serve() from one Server, loaded by bench/sse_client.mjs in a Node process of its own), then
 // writes bench/results/openai_stream_<core>.json and .md and prints the table: per runtime and
 // concurrency, each route's tokens/s (the median over the alternating rounds, ± half their range)
-// and its ratio to generate_stream's median. The goal: OpenAI streaming within 10 % of
-// generate_stream (a ratio of 0.9 or more).
+// and its ratio to generate_stream's median; then the serving process's CPU time per token and
+// generate_stream's over each route's. The goal: OpenAI streaming within 10 % of generate_stream
+// (a ratio of 0.9 or more).
 //
 // The real core is used when TRITONSERVER_LIB and TRITONSERVER_BACKEND_DIR are set; otherwise the
 // project's fake core. Environment: BENCH_RUNTIMES (default "deno,bun,node"), and what
@@ -76,6 +77,34 @@ for (const key of groups) {
   lines.push(
     `| ${group[0].runtime} | ${group[0].concurrency} | ${cells.join(" | ")} | ${errors} |`,
   );
+}
+// The serving process's CPU time per token: what each route costs, which a loaded machine changes
+// far less than the rates above. Its ratio is generate_stream's over the route's (≥ 0.9: within
+// 10 % of generate_stream's work).
+if (runs.some((r) => r.serverCpuUsPerToken !== undefined)) {
+  lines.push(
+    "",
+    "The serving process's CPU time per token (µs, its JS thread and the core's, warm-up " +
+      "included; median ± half the range of the rounds), and generate_stream's over the route's.",
+    "",
+    `| runtime | streams at once | ${routes.join(" | ")} |`,
+    `| --- | ---: | ${routes.map(() => "---:").join(" | ")} |`,
+  );
+  for (const key of groups) {
+    const group = runs.filter((r) => `${r.runtime} ${r.concurrency}` === key);
+    const cpu = (route) =>
+      group.filter((r) => r.route === route).map((r) => r.serverCpuUsPerToken).filter((x) =>
+        x !== undefined
+      );
+    const base = median(cpu("generate_stream"));
+    const cells = routes.map((route) => {
+      const us = median(cpu(route));
+      if (us === undefined) return "—";
+      const ratio = base && route !== "generate_stream" ? ` ${(base / us).toFixed(2)}×` : "";
+      return `${us.toFixed(1)}${pct(spread(cpu(route)))}${ratio}`;
+    });
+    lines.push(`| ${group[0].runtime} | ${group[0].concurrency} | ${cells.join(" | ")} |`);
+  }
 }
 const table = lines.join("\n");
 writeFileSync(

@@ -9,7 +9,7 @@
 // Input: one JSON argument { port, path, body (a string), concurrency, seconds, warmup, tokens (how
 // many each stream must carry), done (whether the stream must end with `data: [DONE]`) }. Output:
 // one JSON line { streams, tokens, errors, seconds, tokensPerSecond, streamsPerSecond,
-// firstTokenP50Us, streamP50Us, streamP99Us, firstError }.
+// firstTokenP50Us, streamP50Us, streamP99Us, cpuUsPerToken (its own CPU time per token), firstError }.
 import http from "node:http";
 import process from "node:process";
 
@@ -100,6 +100,7 @@ let tokens = 0;
 let errors = 0;
 let firstError;
 const start = performance.now();
+const cpu0 = process.cpuUsage();
 const end = start + spec.seconds * 1000;
 await Promise.all(
   Array.from({ length: spec.concurrency }, async () => {
@@ -116,6 +117,7 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - start) / 1000;
+const cpu = process.cpuUsage(cpu0);
 const pick = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] * 1000;
@@ -131,5 +133,8 @@ console.log(JSON.stringify({
   firstTokenP50Us: pick(first, 0.5),
   streamP50Us: pick(took, 0.5),
   streamP99Us: pick(took, 0.99),
+  // This process's CPU time per token of the timed run: reading a route's events costs the load
+  // generator too, on the same machine as the server.
+  cpuUsPerToken: (cpu.user + cpu.system) / Math.max(tokens, 1),
   firstError,
 }));

@@ -104,10 +104,12 @@ test("mod.ts loads no HTTP or gRPC library; each front end has its own entry", (
   const fromServe = reached("serve.ts");
   assert.ok(fromServe.has("hono"), [...fromServe.keys()].join(", "));
   assert.ok(reached("grpc.ts").has("@grpc/grpc-js"));
-  // Chat templates are the OpenAI front end's alone.
-  assert.ok(reached("openai.ts").has("@huggingface/jinja"));
-  assert.ok(!fromServe.has("@huggingface/jinja"), [...fromServe.keys()].join(", "));
-  assert.ok(!reached("grpc.ts").has("@huggingface/jinja"));
+  // Chat templates and tokenizers are the OpenAI front end's alone.
+  for (const own of ["@huggingface/jinja", "@huggingface/tokenizers"]) {
+    assert.ok(reached("openai.ts").has(own), own);
+    assert.ok(!fromServe.has(own), [...fromServe.keys()].join(", "));
+    assert.ok(!reached("grpc.ts").has(own), own);
+  }
 });
 
 test("serving/common/ imports no protocol", () => {

@@ -12,6 +12,7 @@ import { after, before } from "node:test";
 import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { openaiHandler, type OpenAIModel } from "../openai.ts";
+import { BodyChecks, checkedHandler } from "./support/openai_bodies.ts";
 import { startServer } from "./support/env.ts";
 import { type TempRepo, tempRepo } from "./support/temp_repo.ts";
 import { assertOpenAIError, type Obj } from "./support/openai.ts";
@@ -78,16 +79,19 @@ before(async () => {
     startupModels: Object.keys(MODELS),
   });
 });
+/** Every chat answer, checked against OpenAI's schemas. */
+const bodies = new BodyChecks();
 after(async () => {
   await server?.stop();
   repo?.remove();
+  bodies.assertValid();
 });
 
 const identity = { prompt: "INPUT0", text: "OUTPUT0" };
 
 /** The text a chat call to `name` (served by `model`) answers. */
 async function chatText(model: OpenAIModel, body: Obj, name = "m"): Promise<Response> {
-  const handler = openaiHandler(server, { models: { [name]: model } });
+  const handler = checkedHandler(openaiHandler(server, { models: { [name]: model } }), bodies);
   return await handler(
     new Request("http://localhost/v1/chat/completions", {
       method: "POST",

@@ -2,7 +2,8 @@
  * `serveOpenAI()` driven by OpenAI's own client, the `openai` npm package (pinned in
  * package.json), as an application would use it: `new OpenAI({ baseURL: service.url + "/v1" })`.
  * The models are the word echo models of tests/models (docs/testing.md): tiny_llm (vLLM's
- * convention, with counts and a chat template), tiny_trtllm (TensorRT-LLM's, no counts),
+ * convention, with counts and a chat template), tiny_trtllm (TensorRT-LLM's, no counts of its
+ * own: its tokenizer.json counts, one token per word and a BOS token before a prompt),
  * word_stream (a custom model, served through the mapping declared here) and tiny_embed
  * (embeddings). Every text, finish reason, count and vector is computed here from the prompt, as
  * the models define them, and compared exactly: completions and chat, streaming and not, `n`,
@@ -17,6 +18,7 @@ import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";
 import OpenAI, { APIError, APIUserAbortError, BadRequestError, NotFoundError } from "openai";
 import { test } from "./support/test.ts";
+import { checkOpenAIBodies } from "./support/openai_bodies.ts";
 import type { Server } from "../mod.ts";
 import { type OpenAIModel, type OpenAIService, serveOpenAI } from "../openai.ts";
 import { idle, liveCounter, startServer } from "./support/env.ts";
@@ -42,6 +44,8 @@ const MODELS: Record<string, OpenAIModel> = {
 let server: Server;
 let service: OpenAIService;
 let client: OpenAI;
+/** Every body the client fetches, checked against OpenAI's schemas. */
+const bodies = checkOpenAIBodies();
 before(async () => {
   server = await startServer({
     modelControlMode: "explicit",
@@ -52,8 +56,10 @@ before(async () => {
   client = new OpenAI({ baseURL: `${service.url}/v1`, apiKey: "unused", maxRetries: 0 });
 });
 after(async () => {
+  bodies.restore();
   await service?.close();
   await server?.stop();
+  bodies.assertValid();
 });
 
 /** Waits until nothing is in flight (no HTTP request served, no request in Triton, and on the fake
@@ -237,7 +243,7 @@ describe("completions", () => {
     assert.ok(all.every((c) => c.choices.every((ch) => ch.index === 0 || ch.index === 1)));
   });
 
-  test("tiny_trtllm: the same text, and no usage (the model counts nothing)", async () => {
+  test("tiny_trtllm: the same text, usage and the length counted by its tokenizer", async () => {
     const r = await client.completions.create({
       model: "tiny_trtllm",
       prompt: PROMPT,
@@ -249,19 +255,20 @@ describe("completions", () => {
     });
     assert.equal(r.choices[0].text, " the quick");
     assert.equal(r.choices[0].finish_reason, "stop");
-    assert.equal(r.usage, undefined);
+    // The prompt's 9 words and the BOS token the tokenizer adds; the 2 words generated.
+    assert.deepEqual(r.usage, { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 });
     const long = await client.completions.create({
       model: "tiny_trtllm",
       prompt: PROMPT,
       max_tokens: 3,
     });
     assert.equal(long.choices[0].text, " the quick brown");
-    // The model gives no finish reason and counts no tokens: the front end does not guess that
-    // max_tokens cut it.
-    assert.equal(long.choices[0].finish_reason, "stop");
+    // The model gives no finish reason: its tokenizer counts the 3 tokens max_tokens allowed.
+    assert.equal(long.choices[0].finish_reason, "length");
+    assert.deepEqual(long.usage, { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 });
   });
 
-  test("tiny_trtllm streaming with include_usage: no usage chunk is invented", async () => {
+  test("tiny_trtllm streaming with include_usage: the usage chunk its tokenizer counts", async () => {
     const stream = await client.completions.create({
       model: "tiny_trtllm",
       prompt: "one two three",
@@ -270,8 +277,14 @@ describe("completions", () => {
     });
     const all = await chunks(stream);
     assert.equal(all.map((c) => c.choices[0]?.text ?? "").join(""), " one two three");
-    assert.ok(all.every((c) => !c.usage), JSON.stringify(all.at(-1)));
-    assert.equal(all.filter((c) => c.choices.length > 0).at(-1)!.choices[0].finish_reason, "stop");
+    assert.deepEqual(all.at(-1)!.choices, []);
+    assert.deepEqual(all.at(-1)!.usage, {
+      prompt_tokens: 4,
+      completion_tokens: 3,
+      total_tokens: 7,
+    });
+    assert.ok(all.slice(0, -1).every((c) => c.usage === null), JSON.stringify(all));
+    assert.equal(all.at(-2)!.choices[0].finish_reason, "stop");
     await settled();
   });
 });
@@ -420,8 +433,9 @@ describe("a custom mapping (word_stream)", () => {
       max_tokens: 2,
     });
     assert.equal(r.choices[0].text, " the quick");
-    // The mapping reads no finish reason and no counts: "stop", not a guess that the limit cut it.
-    assert.equal(r.choices[0].finish_reason, "stop");
+    // The mapping reads no finish reason and no counts, but the model sent 2 responses with text,
+    // at least one token each: max_tokens cut it.
+    assert.equal(r.choices[0].finish_reason, "length");
     assert.equal(r.usage, undefined);
     const all = await client.completions.create({ model: "word_stream", prompt: "one two" });
     assert.equal(all.choices[0].text, " one two");

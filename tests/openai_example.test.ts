@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import process from "node:process";
 import OpenAI from "openai";
 import { test } from "./support/test.ts";
+import { checkOpenAIBodies } from "./support/openai_bodies.ts";
 import { MODEL_REPOSITORY } from "./support/env.ts";
 
 const script = decodeURIComponent(new URL("../examples/openai.ts", import.meta.url).pathname);
@@ -52,6 +53,8 @@ test("examples/openai.ts serves the four models, CORS_ORIGINS' pages, and stops 
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal }))
   );
+  // Every body the client reads, checked against OpenAI's schemas.
+  const bodies = checkOpenAIBodies();
   try {
     const deadline = Date.now() + 60_000;
     // Until the whole of what it prints at start has arrived (its last line ends with this).
@@ -89,6 +92,8 @@ test("examples/openai.ts serves the four models, CORS_ORIGINS' pages, and stops 
 
     const embedding = await client.embeddings.create({ model: "tiny_embed", input: "hello" });
     assert.equal(embedding.data[0].embedding.length, 8);
+    bodies.restore();
+    bodies.assertValid();
 
     // CORS_ORIGINS: a preflight from each origin it lists is allowed, from another not.
     for (
@@ -106,6 +111,7 @@ test("examples/openai.ts serves the four models, CORS_ORIGINS' pages, and stops 
       assert.equal(r.headers.get("access-control-allow-origin"), allowed ? origin : null, origin);
     }
   } finally {
+    bodies.restore();
     // process.kill, not child.kill: Deno's node:child_process reports a child it signalled itself
     // as killed by that signal, whatever the child's exit status.
     process.kill(child.pid!, "SIGINT");

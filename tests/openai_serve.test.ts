@@ -3,6 +3,8 @@
  * streamed as OpenAI's Server-Sent Events ending with `[DONE]`) through vLLM's convention
  * (tiny_llm), TensorRT-LLM's (tiny_trtllm) and a custom mapping (word_stream), embeddings
  * (tiny_embed), `n`, `stop` (by the model, or cut by the front end), `usage` where the model
+ * or its tokenizer (tiny_trtllm's tokenizer.json: one token per word, a BOS token before a
+ * completion's prompt) counts, and what is reported where nothing counts (word_stream),
  * counts and absent where it does not, `finish_reason`, and the errors in OpenAI's shape.
  *
  * @module
@@ -23,6 +25,7 @@ import {
   stopOpenAI,
   streamedTexts,
 } from "./support/openai.ts";
+import { checkedHandler } from "./support/openai_bodies.ts";
 
 let s: OpenAIServing;
 before(async () => {
@@ -349,12 +352,13 @@ describe("chat completions", () => {
 });
 
 describe("TensorRT-LLM's convention (tiny_trtllm)", () => {
-  test("max_tokens, stop_words and the text; no usage, as the model counts nothing", async () => {
+  test("max_tokens, stop_words and the text; usage counted by the model's tokenizer", async () => {
     const body = await ok(await completions({ model: "tiny_trtllm", prompt: "a b c d e" }));
     assert.deepEqual(body.choices, [
       { index: 0, text: " a b c d e", logprobs: null, finish_reason: "stop" },
     ]);
-    assert.ok(!("usage" in body), "usage is left out, not invented");
+    // 5 words and the BOS token; 5 words generated.
+    assert.deepEqual(body.usage, { prompt_tokens: 6, completion_tokens: 5, total_tokens: 11 });
     const cut = await ok(
       await completions({
         model: "tiny_trtllm",
@@ -366,13 +370,51 @@ describe("TensorRT-LLM's convention (tiny_trtllm)", () => {
       }),
     );
     assert.equal((cut.choices as Obj[])[0].text, " a b c");
+    assert.equal((cut.choices as Obj[])[0].finish_reason, "length");
+    assert.deepEqual(cut.usage, { prompt_tokens: 6, completion_tokens: 3, total_tokens: 9 });
     const stopped = await ok(
       await completions({ model: "tiny_trtllm", prompt: "a b c d e", stop: "d" }),
     );
     assert.equal((stopped.choices as Obj[])[0].text, " a b c");
+    assert.equal((stopped.choices as Obj[])[0].finish_reason, "stop");
   });
 
-  test("streamed with include_usage: no usage chunk where the model counts nothing", async () => {
+  test("without max_tokens the model gets OpenAI's 16, and reaching it reads length", async () => {
+    const prompt = Array.from({ length: 20 }, (_, i) => `w${i}`).join(" ");
+    const body = await ok(await completions({ model: "tiny_trtllm", prompt }));
+    const choice = (body.choices as Obj[])[0];
+    assert.equal((choice.text as string).split(" ").length - 1, 16);
+    assert.equal(choice.finish_reason, "length");
+    assert.deepEqual(body.usage, { prompt_tokens: 21, completion_tokens: 16, total_tokens: 37 });
+  });
+
+  test("chat: the rendered prompt counted without the tokenizer's BOS", async () => {
+    // tiny_trtllm has no chat template of its own: the same model served with one.
+    const handler = checkedHandler(
+      openaiHandler(s.server, {
+        models: {
+          t: {
+            model: "tiny_trtllm",
+            mapping: "trtllm",
+            chatTemplate: "{% for m in messages %}{{ m.content }} {% endfor %}",
+          },
+        },
+      }),
+      s.bodies,
+    );
+    const response = await handler(
+      new Request("http://x/v1/chat/completions", {
+        method: "POST",
+        body: JSON.stringify({ model: "t", messages: [{ role: "user", content: "unlike x y" }] }),
+      }),
+    );
+    const body = await ok(response);
+    assert.equal(((body.choices as Obj[])[0].message as Obj).content, " unlike x y");
+    // "unlike" is two tokens of this tokenizer (un, ##like): 4 tokens each way, no BOS.
+    assert.deepEqual(body.usage, { prompt_tokens: 4, completion_tokens: 4, total_tokens: 8 });
+  });
+
+  test("streamed with include_usage: the usage chunk its tokenizer counts", async () => {
     const { events, done } = await streamed(
       await completions({
         model: "tiny_trtllm",
@@ -383,8 +425,14 @@ describe("TensorRT-LLM's convention (tiny_trtllm)", () => {
     );
     assert.ok(done);
     assert.equal(streamedTexts(events).get(0), " a b");
-    for (const e of events) assert.equal(e.usage, null);
-    assert.equal((events.at(-1)!.choices as Obj[])[0].finish_reason, "stop");
+    for (const e of events.slice(0, -1)) assert.equal(e.usage, null);
+    assert.equal((events.at(-2)!.choices as Obj[])[0].finish_reason, "stop");
+    assert.deepEqual(events.at(-1)!.choices, []);
+    assert.deepEqual(events.at(-1)!.usage, {
+      prompt_tokens: 3,
+      completion_tokens: 2,
+      total_tokens: 5,
+    });
   });
 
   test("a seed out of the model's UINT64 range: 400 naming seed", async () => {
@@ -402,11 +450,33 @@ describe("a custom mapping (word_stream)", () => {
     assert.deepEqual(body.choices, [
       { index: 0, text: " one two three", logprobs: null, finish_reason: "stop" },
     ]);
-    assert.ok(!("usage" in body));
+    assert.ok(!("usage" in body), "nothing counts: usage is left out, not invented");
     const cut = await ok(
       await completions({ model: "words", prompt: "one two three", max_tokens: 1 }),
     );
     assert.equal((cut.choices as Obj[])[0].text, " one");
+    // No counts, no finish reason: the response that carried text was at least one token.
+    assert.equal((cut.choices as Obj[])[0].finish_reason, "length");
+  });
+
+  test("streamed with include_usage where nothing counts: the usage chunk reads zeros", async () => {
+    const { events, done } = await streamed(
+      await completions({
+        model: "words",
+        prompt: "one two",
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
+    assert.ok(done);
+    assert.equal(streamedTexts(events).get(0), " one two");
+    for (const e of events.slice(0, -1)) assert.equal(e.usage, null);
+    assert.deepEqual(events.at(-1)!.choices, []);
+    assert.deepEqual(events.at(-1)!.usage, {
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+    });
   });
 
   test("stop strings the mapping does not carry are cut by the front end", async () => {
@@ -491,6 +561,38 @@ describe("a custom mapping (word_stream)", () => {
 });
 
 describe("embeddings (tiny_embed)", () => {
+  test("usage without a count output: the tokenizer's count, else 0", async () => {
+    const handler = checkedHandler(
+      openaiHandler(s.server, {
+        models: {
+          plain: { model: "tiny_embed", embedding: { input: "TEXT", output: "EMBEDDING" } },
+          counted: {
+            model: "tiny_embed",
+            embedding: { input: "TEXT", output: "EMBEDDING" },
+            tokenizer: "tests/models/tiny_trtllm",
+          },
+        },
+      }),
+      s.bodies,
+    );
+    const embed = async (model: string, input: string | string[]) =>
+      await ok(
+        await handler(
+          new Request("http://x/v1/embeddings", {
+            method: "POST",
+            body: JSON.stringify({ model, input }),
+          }),
+        ),
+      );
+    const plain = await embed("plain", "hello world");
+    assert.deepEqual((plain.data as Obj[])[0].embedding, embedVector("hello world"));
+    // OpenAI's API requires usage; nothing counts, so it reads 0.
+    assert.deepEqual(plain.usage, { prompt_tokens: 0, total_tokens: 0 });
+    // Each input with its BOS token: 3 + 2 ("unlike" is un, ##like) + 1.
+    const counted = await embed("counted", ["hello world", "unlike", ""]);
+    assert.deepEqual(counted.usage, { prompt_tokens: 7, total_tokens: 7 });
+  });
+
   test("one vector per input, in order, and the model's token counts", async () => {
     const inputs = ["hello", "héllo wörld", ""];
     const body = await ok(await post(`${s.url}/v1/embeddings`, { model: "embed", input: inputs }));

@@ -18,6 +18,7 @@ import fc from "fast-check";
 import { test } from "./support/test.ts";
 import type { Server } from "../mod.ts";
 import { openaiHandler } from "../openai.ts";
+import { BodyChecks, checkedHandler } from "./support/openai_bodies.ts";
 import { idle, liveCounter, startServer } from "./support/env.ts";
 import { type Obj, openaiEvents, TEST_MODEL_NAMES, TEST_MODELS } from "./support/openai.ts";
 
@@ -257,7 +258,9 @@ async function answered(promise: Promise<Response>, why: string): Promise<Respon
 }
 
 test("generated request bodies: 200, or 4xx in OpenAI's shape; never 500, never a hang", async () => {
-  const handler = openaiHandler(server, { models: TEST_MODELS });
+  // Every answer is also checked against OpenAI's schemas (tests/support/openai_bodies.ts).
+  const checks = new BodyChecks();
+  const handler = checkedHandler(openaiHandler(server, { models: TEST_MODELS }), checks);
   await fc.assert(
     fc.asyncProperty(cases, async (c) => {
       const response = await answered(
@@ -291,6 +294,7 @@ test("generated request bodies: 200, or 4xx in OpenAI's shape; never 500, never 
     }),
     params,
   );
+  checks.assertValid();
   await idle(server);
   const live = await liveCounter();
   if (live) {

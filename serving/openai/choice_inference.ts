@@ -16,6 +16,7 @@ import { badRequest, OpenAIError } from "./openai_error.ts";
 import { jsonText } from "./fields.ts";
 import type { GenerationPlan, InputSlot, Sink } from "./mapping.ts";
 import type { GenerationRequest } from "./request.ts";
+import type { Utf8Pieces } from "./utf8_pieces.ts";
 
 /** The fields whose value is a fraction: sent as DOUBLE request parameters even when integral. */
 const FRACTIONS: ReadonlySet<string> = new Set([
@@ -155,27 +156,38 @@ function count(response: InferResponse, name: string | undefined): number | unde
   return data.length === 0 ? undefined : Number(data[0]);
 }
 
+const reasonDecoder = new TextDecoder();
+
+/** Whether `bytes` is the UTF-8 of "None". */
+function isNone(bytes: Uint8Array): boolean {
+  return bytes.length === 4 && bytes[0] === 0x4e && bytes[1] === 0x6f && bytes[2] === 0x6e &&
+    bytes[3] === 0x65;
+}
+
 /**
  * Reads one response through the plan's outputs; an output the response lacks reads as absent.
- * @param decoder the choice's UTF-8 decoder (streaming: a character may span two responses).
+ * @param decoder the choice's UTF-8 decoder (a character may span two responses).
  */
 export function readPiece(
   plan: GenerationPlan,
   response: InferResponse,
-  decoder: TextDecoder,
+  decoder: Utf8Pieces,
 ): ResponsePiece {
   const outputs = response.outputs;
   let text = "";
   const t = outputs[plan.text];
   if (t !== undefined && t.dtype === "BYTES") {
-    for (const element of t.data as Uint8Array[]) text += decoder.decode(element, { stream: true });
+    for (const element of t.data as Uint8Array[]) text += decoder.decode(element);
   }
   let finishReason: string | undefined;
   const f = plan.finishReason === undefined ? undefined : outputs[plan.finishReason];
   if (f !== undefined && f.dtype === "BYTES") {
-    // vLLM's backend sends "None" on the responses before the last.
-    const reason = f.strings()[0];
-    if (reason !== undefined && reason !== "" && reason !== "None") finishReason = reason;
+    // vLLM's backend sends "None" on the responses before the last: told by its bytes, so that
+    // only a real reason is decoded.
+    const first = (f.data as Uint8Array[])[0];
+    if (first !== undefined && first.length !== 0 && !isNone(first)) {
+      finishReason = reasonDecoder.decode(first);
+    }
   }
   return {
     text,

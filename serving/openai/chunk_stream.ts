@@ -1,21 +1,24 @@
 /**
  * A generation as OpenAI's Server-Sent Events: a `data: <chunk>` event per piece of text (a chat
  * choice's first one giving the role) and per tool call read, a last chunk per choice with its
- * `finish_reason`, the usage chunk where the call asked for it and the model counted, then
- * `data: [DONE]`. Pulled one event at a time as the client reads; a client that goes away
- * cancels the body, which cancels every request of the call in Triton. A failure after the first
- * event is a last `data: {"error": {...}}` event (OpenAI's shape), without `[DONE]`.
+ * `finish_reason`, the usage chunk where the call asked for it (zeros where neither the model nor
+ * its tokenizer counted), then `data: [DONE]`. Pulled as the client reads, an event at a time
+ * (with those already generated behind it in the same write); a client that goes away cancels
+ * the body, which cancels every request of the call in Triton. A failure after the first event
+ * is a last `data: {"error": {...}}` event (OpenAI's shape), without `[DONE]`.
  *
  * @module
  */
 import { type EventStream, sseEvent } from "../common/event_stream.ts";
 import { errorJson } from "./openai_error.ts";
 import type { ChoiceEnd, ChoiceSpec } from "./generation.ts";
-import { type CallIdentity, chunk, usageChunk, usageOf } from "./responses.ts";
+import { type CallIdentity, chunk, UNCOUNTED, usageChunk, usageOf } from "./responses.ts";
 import type { ChatEvent, ChatEvents } from "./tool_calls.ts";
 
 const encoder = new TextEncoder();
 const DONE = encoder.encode("data: [DONE]\n\n");
+/** The most events written at once. */
+const BATCH = 64;
 
 /** What the stream of one call needs. */
 export interface StreamCall {
@@ -81,7 +84,7 @@ export function openaiEventStream(
     async pull(c) {
       let event: ChatEvent | undefined;
       try {
-        event = pending ?? await generation.next();
+        event = pending ?? generation.take() ?? await generation.next();
         pending = undefined;
       } catch (e) {
         if (!done) {
@@ -93,11 +96,19 @@ export function openaiEventStream(
       }
       if (done) return;
       if (event !== undefined) {
-        c.enqueue(encoder.encode(events(event)));
+        // The events already here go in the same write (the bytes are the same; the client
+        // reads events, not writes): a write per token costs more than the token's chunk.
+        let text = events(event);
+        for (let n = 1, more; n < BATCH && (more = generation.take()) !== undefined; n++) {
+          text += events(more);
+        }
+        c.enqueue(encoder.encode(text));
         return;
       }
-      const usage = includeUsage ? usageOf(stream.choices, ends) : undefined;
-      if (usage !== undefined) c.enqueue(sseEvent(usageChunk(kind, call, usage)));
+      if (includeUsage) {
+        const usage = usageOf(stream.choices, ends) ?? UNCOUNTED;
+        c.enqueue(sseEvent(usageChunk(kind, call, usage)));
+      }
       c.enqueue(DONE);
       c.close();
       end();

@@ -9,6 +9,7 @@
 import { TritonError } from "../../src/errors.ts";
 import type { EventStream } from "../common/event_stream.ts";
 import type { ChatTemplate } from "./chat_template.ts";
+import { CHAT_REASONS, COMPLETION_REASONS } from "./choice_tally.ts";
 import { badRequest } from "./openai_error.ts";
 import { openaiEventStream } from "./chunk_stream.ts";
 import { type ChoiceEnd, type ChoiceSpec, Generation } from "./generation.ts";
@@ -31,13 +32,15 @@ import {
   type FinishedChoice,
   usageOf,
 } from "./responses.ts";
+import type { TokenCounter } from "./tokenizer.ts";
 
-/** A served generation model: its checked mapping, its chat template and its tool call
- * parser, if any. */
+/** A served generation model: its checked mapping, its chat template, its tool call parser and
+ * its tokenizer, if any. */
 export interface GenerationTarget {
   readonly plan: GenerationPlan;
   readonly template: ChatTemplate | undefined;
   readonly toolCallParser: ToolCallFormat | undefined;
+  readonly tokenizer?: TokenCounter | undefined;
 }
 
 /** An endpoint's answer, and its event stream where it streams. */
@@ -60,14 +63,22 @@ const JSON_HEADERS = { "content-type": "application/json" };
  */
 async function answer(
   kind: "completion" | "chat",
-  plan: GenerationPlan,
+  target: GenerationTarget,
   request: GenerationRequest,
   choices: readonly ChoiceSpec[],
   signal: AbortSignal,
   tools?: ToolRules,
 ): Promise<Answer> {
   const call = callIdentity(kind, request.model);
-  const started = new Generation(plan, request, choices, signal);
+  const { plan } = target;
+  const fallback = plan.defaults.get("max_tokens");
+  const started = new Generation(plan, request, choices, signal, {
+    tokenizer: target.tokenizer,
+    promptSpecial: kind === "completion",
+    reasons: kind === "chat" ? CHAT_REASONS : COMPLETION_REASONS,
+    usage: !request.stream || request.includeUsage,
+    maxTokens: request.maxTokens ?? (typeof fallback === "number" ? fallback : undefined),
+  });
   const generation: ChatEvents = tools === undefined ? started : readToolCalls(started, tools);
   const fail = async (e: unknown): Promise<never> => {
     generation.cancel();
@@ -145,7 +156,7 @@ export async function completion(
       });
     }
   }
-  return await answer("completion", target.plan, request, choices, signal);
+  return await answer("completion", target, request, choices, signal);
 }
 
 /**
@@ -175,5 +186,5 @@ export async function chat(
     choices.push({ index: j, prompt, prefix: "", promptIndex: 0 });
   }
   const sent = withoutToolFields(target.plan, target.toolCallParser, request);
-  return await answer("chat", target.plan, sent, choices, signal, tools);
+  return await answer("chat", target, sent, choices, signal, tools);
 }

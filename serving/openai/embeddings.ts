@@ -1,7 +1,8 @@
 /**
  * `POST /v1/embeddings` over a checked embedding mapping: the call's strings into the model's
  * input (one request, or one per `max_batch_size` strings where the model batches), one vector
- * per string out of its output, the token counts summed where the model gives them.
+ * per string out of its output, the token counts summed: the model's where it gives them, else
+ * its tokenizer's, else 0.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { badRequest } from "./openai_error.ts";
 import type { EmbeddingPlan } from "./mapping.ts";
 import type { EmbeddingRequest } from "./request.ts";
 import { embeddingBody } from "./responses.ts";
+import type { TokenCounter } from "./tokenizer.ts";
 
 /** The elements of a float output as numbers. */
 function floats(data: ArrayLike<number>, dtype: string): number[] {
@@ -64,9 +66,29 @@ async function embedBatch(
   return { vectors, tokens };
 }
 
+/** The tokenizer's count of every input, summed; `undefined` without a tokenizer or where it
+ * fails on one. */
+function tokenizedCount(
+  inputs: readonly string[],
+  tokenizer: TokenCounter | undefined,
+): number | undefined {
+  if (tokenizer === undefined) return undefined;
+  let sum = 0;
+  for (const input of inputs) {
+    const n = tokenizer.count(input, true);
+    if (n === undefined) return undefined;
+    sum += n;
+  }
+  return sum;
+}
+
 /**
- * Answers an embeddings call with OpenAI's embedding list.
+ * Answers an embeddings call with OpenAI's embedding list. Its `usage` counts the inputs' tokens
+ * as the model does where its mapping names a count output, else as the model's tokenizer does
+ * (each input with the tokens the tokenizer adds around it), else as 0 (OpenAI's API requires
+ * the field).
  * @param signal the HTTP request's: aborting it cancels the requests in Triton.
+ * @param tokenizer the model's tokenizer, if any.
  * @throws {OpenAIError} 400 when `dimensions` is not the model's vector length.
  * @throws {TritonError} the model's error; INVALID_ARG for strings that do not fit the input's
  *   shape; INTERNAL for an output that does not hold one vector per string.
@@ -75,6 +97,7 @@ export async function embeddings(
   plan: EmbeddingPlan,
   request: EmbeddingRequest,
   signal: AbortSignal,
+  tokenizer?: TokenCounter,
 ): Promise<Response> {
   const { inputs } = request;
   const batch = plan.maxBatchSize > 0 ? plan.maxBatchSize : inputs.length;
@@ -97,7 +120,7 @@ export async function embeddings(
   }
   const tokens = done.every((p) => p.tokens !== undefined)
     ? done.reduce((sum, p) => sum + p.tokens!, 0)
-    : undefined;
+    : tokenizedCount(inputs, tokenizer) ?? 0;
   return new Response(embeddingBody(request.model, vectors, request.encoding, tokens), {
     headers: { "content-type": "application/json" },
   });

@@ -6,10 +6,12 @@
  * @module
  */
 import { TritonError } from "../../src/errors.ts";
+import { ChoiceTally, type Counting } from "./choice_tally.ts";
 import type { GenerationPlan } from "./mapping.ts";
 import { checkFields, inferRequest, readPiece } from "./choice_inference.ts";
 import type { GenerationRequest } from "./request.ts";
 import { StopText } from "./stop_text.ts";
+import { Utf8Pieces } from "./utf8_pieces.ts";
 
 /** One choice to generate. */
 export interface ChoiceSpec {
@@ -26,11 +28,11 @@ export interface ChoiceSpec {
 /** How a choice ended. */
 export interface ChoiceEnd {
   readonly index: number;
-  /** `stop`, `length`, or another of OpenAI's reasons the model gave. */
+  /** `stop`, `length`, or another of OpenAI's reasons the model gave (see `ChoiceTally`). */
   readonly finishReason: string;
-  /** The prompt's tokens, where the model counts them. */
+  /** The prompt's tokens, where the model or its tokenizer counts them. */
   readonly promptTokens: number | undefined;
-  /** The tokens generated, where the model counts them. */
+  /** The tokens generated, where the model or its tokenizer counts them. */
   readonly completionTokens: number | undefined;
 }
 
@@ -39,16 +41,6 @@ export type ChoiceEvent =
   | { readonly kind: "text"; readonly index: number; readonly text: string }
   | ({ readonly kind: "end" } & ChoiceEnd);
 
-/** The finish reasons of OpenAI's that a model's own are passed through as; others read
- * `stop`. */
-const REASONS: ReadonlySet<string> = new Set([
-  "stop",
-  "length",
-  "tool_calls",
-  "content_filter",
-  "function_call",
-]);
-
 /** The choices of one call, running. */
 export class Generation {
   readonly #events: ChoiceEvent[] = [];
@@ -56,6 +48,9 @@ export class Generation {
   #running: number;
   #wake: (() => void) | undefined;
   readonly #controller = new AbortController();
+  readonly #counting: Counting;
+  /** The tokenizer's count of each prompt, by prompt index, once asked. */
+  readonly #promptCounts = new Map<number, number | undefined>();
   /** Resolves once every choice's request has ended (its stream left). */
   readonly ended: Promise<void>;
 
@@ -63,6 +58,7 @@ export class Generation {
    * Starts every choice. What a choice cannot submit (a value that does not fit an input, an
    * unknown model) is its error, which {@link next} throws.
    * @param signal aborting it cancels every request (the caller went away).
+   * @param counting how the choices are counted and ended.
    * @throws {OpenAIError} 400 for a field the plan cannot carry (see `checkFields`), before
    *   anything is submitted.
    */
@@ -71,7 +67,9 @@ export class Generation {
     request: GenerationRequest,
     choices: readonly ChoiceSpec[],
     signal: AbortSignal | undefined,
+    counting: Counting,
   ) {
+    this.#counting = counting;
     const frontEndStop = checkFields(plan, request);
     this.#running = choices.length;
     if (signal?.aborted) this.#controller.abort(signal.reason);
@@ -90,19 +88,22 @@ export class Generation {
     frontEndStop: boolean,
   ): Promise<void> {
     const { index } = choice;
-    const decoder = new TextDecoder();
+    const decoder = new Utf8Pieces();
     const stops = frontEndStop ? new StopText(request.stop!) : undefined;
-    let promptTokens: number | undefined;
-    let completionTokens: number | undefined;
-    let modelReason: string | undefined;
+    const tally = new ChoiceTally(this.#counting);
     let stopped = false;
     const emit = (text: string) => {
       if (text !== "") this.#push({ kind: "text", index, text });
     };
+    /** Model text the choice returns. */
+    const generated = (text: string) => {
+      tally.returned(text);
+      emit(text);
+    };
     const pass = (text: string) => {
-      if (stops === undefined) return emit(text);
+      if (stops === undefined) return generated(text);
       const cut = stops.push(text);
-      emit(cut.text);
+      generated(cut.text);
       stopped = cut.stopped;
     };
     try {
@@ -113,11 +114,7 @@ export class Generation {
       ) {
         try {
           const piece = readPiece(plan, response, decoder);
-          promptTokens ??= piece.promptTokens;
-          if (piece.completionTokens !== undefined) {
-            completionTokens = (completionTokens ?? 0) + piece.completionTokens;
-          }
-          modelReason = piece.finishReason ?? modelReason;
+          tally.piece(piece);
           pass(piece.text);
         } finally {
           response.dispose();
@@ -126,24 +123,26 @@ export class Generation {
         if (stopped) break;
       }
       if (!stopped) {
-        pass(decoder.decode());
-        if (!stopped && stops) emit(stops.flush());
+        pass(decoder.end());
+        if (!stopped && stops) generated(stops.flush());
       }
-      const finishReason = stopped
-        ? "stop"
-        : modelReason !== undefined
-        ? (REASONS.has(modelReason) ? modelReason : "stop")
-        : request.maxTokens !== undefined && completionTokens !== undefined &&
-            completionTokens >= request.maxTokens
-        ? "length"
-        : "stop";
-      this.#push({ kind: "end", index, finishReason, promptTokens, completionTokens });
+      const end = tally.end(stopped, () => this.#promptCount(choice));
+      this.#push({ kind: "end", index, ...end });
     } catch (e) {
       if (!this.#controller.signal.aborted) this.#fail(e);
     } finally {
       this.#running--;
       this.#wakeUp();
     }
+  }
+
+  /** The tokenizer's count of a choice's prompt, counted once per prompt. */
+  #promptCount(choice: ChoiceSpec): number | undefined {
+    const { tokenizer, promptSpecial } = this.#counting;
+    if (!this.#promptCounts.has(choice.promptIndex)) {
+      this.#promptCounts.set(choice.promptIndex, tokenizer?.count(choice.prompt, promptSpecial));
+    }
+    return this.#promptCounts.get(choice.promptIndex);
   }
 
   #push(event: ChoiceEvent): void {
@@ -176,6 +175,12 @@ export class Generation {
       if (this.#running === 0) return undefined;
       await new Promise<void>((resolve) => (this.#wake = resolve));
     }
+  }
+
+  /** The next event if one is already here, without waiting; `undefined` otherwise (then
+   * {@link next} says whether more will come, or throws the error). */
+  take(): ChoiceEvent | undefined {
+    return this.#events.shift();
   }
 
   /** Cancels every request still running (idempotent); {@link next} then ends. */

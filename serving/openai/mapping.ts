@@ -47,10 +47,13 @@ export interface CustomMapping {
    */
   readonly parameters?: Readonly<Record<string, ParameterTarget>>;
   /** Outputs (integers, one element) that count the prompt's tokens and the tokens a response
-   * generated (summed over a stream's responses). Without both, `usage` is left out. */
+   * generated (summed over a stream's responses). A count the model does not give is the
+   * model's tokenizer's (the model's `tokenizer`); without either, `usage` is left
+   * out of a whole answer and reads 0 in the `include_usage` chunk. */
   readonly usage?: { readonly promptTokens?: string; readonly completionTokens?: string };
   /** An output (BYTES) giving the finish reason on the last response that carries text (`stop`,
-   * `length`). Without it: `stop`, or `length` when the completion tokens reached `max_tokens`. */
+   * `length`). Without it: `stop`, or `length` when the completion tokens (counted, or at least
+   * one per response that carried text) reached `max_tokens`. */
   readonly finishReason?: string;
   /** Inputs sent with every request, unchanged. */
   readonly inputs?: Readonly<Record<string, TensorLike>>;
@@ -62,7 +65,8 @@ export interface EmbeddingMapping {
   readonly input: string;
   /** The output (FP32, FP64 or FP16) holding one vector per string, row by row. */
   readonly output: string;
-  /** An output (integers) counting each string's tokens; `usage` is left out without it. */
+  /** An output (integers) counting each string's tokens. Without it, `usage` counts with the
+   * model's tokenizer, or reads 0 where there is none. */
   readonly tokens?: string;
 }
 
@@ -72,6 +76,11 @@ interface OpenAIModelBase {
   readonly model?: string;
   /** The Triton model's version. Default -1: the latest ready. */
   readonly version?: number;
+  /** A Hugging Face `tokenizer.json` (or a directory holding one, with its
+   * `tokenizer_config.json`), read in JavaScript, that counts the tokens the model does not count
+   * itself (`usage`; whether `max_tokens` cut a completion). Default: `tokenizer.json` in the
+   * model's directory of the server's model repository, where there is one. */
+  readonly tokenizer?: string;
 }
 
 /** A generation model: completions, and chat where it has a chat template. */

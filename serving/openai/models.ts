@@ -18,13 +18,26 @@ import type {
 } from "./mapping.ts";
 import { conventionOf, embeddingPlan, generationPlan } from "./plans.ts";
 import { toolCallParserOf } from "./tool_calls.ts";
+import { type TokenCounter, tokenCounterOf } from "./tokenizer.ts";
 
 /** A served model. */
 export type ServedModel =
   | ({ readonly kind: "generation" } & GenerationTarget)
-  | { readonly kind: "embedding"; readonly plan: EmbeddingPlan };
+  | {
+    readonly kind: "embedding";
+    readonly plan: EmbeddingPlan;
+    readonly tokenizer: TokenCounter | undefined;
+  };
 
-const MODEL_FIELDS = ["model", "version", "mapping", "chatTemplate", "toolCallParser", "embedding"];
+const MODEL_FIELDS = [
+  "model",
+  "version",
+  "mapping",
+  "chatTemplate",
+  "toolCallParser",
+  "embedding",
+  "tokenizer",
+];
 
 /** One generation model, checked, with its chat template. */
 function generationModel(
@@ -41,6 +54,20 @@ function generationModel(
     plan,
     template: chatTemplateOf(server, plan.model.name, spec.chatTemplate, what),
     toolCallParser: toolCallParserOf(spec.toolCallParser, what),
+    tokenizer: tokenCounterOf(server, plan.model.name, spec.tokenizer, what),
+  };
+}
+
+/** One embedding model, checked, with its tokenizer. */
+function embeddingModel(server: Server, name: string, spec: OpenAIEmbeddingModel): ServedModel {
+  const plan = embeddingPlan(server, name, spec);
+  const what = name === plan.model.name
+    ? `model '${name}'`
+    : `model '${plan.model.name}' (served as '${name}')`;
+  return {
+    kind: "embedding",
+    plan,
+    tokenizer: tokenCounterOf(server, plan.model.name, spec.tokenizer, what),
   };
 }
 
@@ -75,8 +102,8 @@ export function servedModels(
     if (name === "" || name.includes("\0")) fail("an OpenAI model name must be a non-empty string");
     if (!isRecord(spec)) {
       fail(
-        "must be { model?, version?, mapping, chatTemplate?, toolCallParser? } or " +
-          "{ model?, version?, embedding }",
+        "must be { model?, version?, mapping, chatTemplate?, toolCallParser?, tokenizer? } or " +
+          "{ model?, version?, embedding, tokenizer? }",
       );
     }
     for (const key of Object.keys(spec)) {
@@ -105,7 +132,7 @@ export function servedModels(
     served.set(
       name,
       s.embedding !== undefined
-        ? { kind: "embedding", plan: embeddingPlan(server, name, spec as OpenAIEmbeddingModel) }
+        ? embeddingModel(server, name, spec as OpenAIEmbeddingModel)
         : generationModel(server, name, spec as OpenAIGenerationModel),
     );
   }

@@ -15,6 +15,10 @@ export interface Usage {
   readonly total_tokens: number;
 }
 
+/** The usage reported where OpenAI's API requires one (the `include_usage` chunk) but neither
+ * the model nor its tokenizer counted: zeros, as typed clients read an absent usage. */
+export const UNCOUNTED: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
 /** What a call's chunks and bodies share. */
 export interface CallIdentity {
   /** `cmpl-…` or `chatcmpl-…`. */
@@ -35,9 +39,9 @@ export function callIdentity(kind: "completion" | "chat", model: string): CallId
 }
 
 /**
- * The usage of a call, where the model counted every choice: the prompt tokens of each prompt
- * once (its choices share it), the completion tokens of every choice; `undefined` otherwise
- * (left out rather than invented).
+ * The usage of a call, where the model or its tokenizer counted every choice: the prompt tokens
+ * of each prompt once (its choices share it), the completion tokens of every choice; `undefined`
+ * otherwise (left out of a whole body rather than invented).
  */
 export function usageOf(
   choices: readonly ChoiceSpec[],
@@ -136,28 +140,27 @@ export function chunk(
   finishReason: string | null,
   withUsage: boolean,
 ): string {
-  const choice = kind === "chat"
-    ? {
-      index,
-      delta: {
-        ...(content.role ? { role: "assistant" } : {}),
-        ...(content.text === undefined ? {} : { content: content.text }),
-        ...(content.toolCall === undefined ? {} : {
-          tool_calls: [{ index: content.toolCall.position, ...toolCallJson(content.toolCall) }],
-        }),
-      },
-      logprobs: null,
-      finish_reason: finishReason,
-    }
-    : { index, text: content.text ?? "", logprobs: null, finish_reason: finishReason };
-  return JSON.stringify({
-    id: call.id,
-    object: kind === "chat" ? "chat.completion.chunk" : "text_completion",
-    created: call.created,
-    model: call.model,
-    choices: [choice],
-    ...(withUsage ? { usage: null } : {}),
-  });
+  // Written as text, field by field in the order JSON.stringify of the object would give (the
+  // same bytes): this runs once per token.
+  const reason = finishReason === null ? "null" : JSON.stringify(finishReason);
+  let choice: string;
+  if (kind === "chat") {
+    const role = content.role ? '"role":"assistant"' : "";
+    const text = content.text === undefined ? "" : `"content":${JSON.stringify(content.text)}`;
+    const calls = content.toolCall === undefined ? "" : `"tool_calls":${
+      JSON.stringify([{ index: content.toolCall.position, ...toolCallJson(content.toolCall) }])
+    }`;
+    const delta = [role, text, calls].filter((part) => part !== "").join(",");
+    choice = `{"index":${index},"delta":{${delta}},` +
+      `"logprobs":null,"finish_reason":${reason}}`;
+  } else {
+    choice = `{"index":${index},"text":${JSON.stringify(content.text ?? "")},` +
+      `"logprobs":null,"finish_reason":${reason}}`;
+  }
+  return `{"id":${JSON.stringify(call.id)},"object":"${
+    kind === "chat" ? "chat.completion.chunk" : "text_completion"
+  }","created":${JSON.stringify(call.created)},"model":${JSON.stringify(call.model)},` +
+    `"choices":[${choice}]${withUsage ? ',"usage":null' : ""}}`;
 }
 
 /** The last chunk of a call that asked for usage: no choices, the usage. */
@@ -184,12 +187,13 @@ function base64Float32(values: readonly number[]): string {
   return btoa(binary);
 }
 
-/** An embedding list: one `embedding` object per input, in order. */
+/** An embedding list: one `embedding` object per input, in order, and the usage (OpenAI's API
+ * requires it): `promptTokens` as both counts. */
 export function embeddingBody(
   model: string,
   vectors: readonly (readonly number[])[],
   encoding: "float" | "base64",
-  promptTokens: number | undefined,
+  promptTokens: number,
 ): string {
   return JSON.stringify({
     object: "list",
@@ -199,9 +203,7 @@ export function embeddingBody(
       embedding: encoding === "base64" ? base64Float32(v) : v,
     })),
     model,
-    ...(promptTokens === undefined
-      ? {}
-      : { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }),
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   });
 }
 

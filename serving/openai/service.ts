@@ -223,8 +223,8 @@ const chatCompletions: Handler = async (s, c) => {
 
 const embeddingsRoute: Handler = async (s, c) => {
   const request = embeddingRequest(await readJson(c.req.raw, s.limit));
-  const { plan } = modelFor(s, request.model, "embedding");
-  return await embeddings(plan, request, c.req.raw.signal);
+  const { plan, tokenizer } = modelFor(s, request.model, "embedding");
+  return await embeddings(plan, request, c.req.raw.signal, tokenizer);
 };
 
 /** 200 while `up` says so, else 400 saying the server is not `what`. */

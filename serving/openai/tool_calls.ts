@@ -39,6 +39,9 @@ export type ChatEvent =
 export interface ChatEvents {
   /** The next event; `undefined` once every choice has ended. */
   next(): Promise<ChatEvent | undefined>;
+  /** The next event if one is already here, without waiting; `undefined` otherwise (then
+   * {@link next} says whether more will come, or throws the error). */
+  take(): ChatEvent | undefined;
   /** Cancels every request still running. */
   cancel(reason?: unknown): void;
   /** Resolves once every choice's request has ended. */
@@ -198,17 +201,29 @@ export function readToolCalls(generation: ChatEvents, rules: ToolRules): ChatEve
     if (calls === undefined) choices.set(index, calls = new ChoiceCalls(rules));
     return calls;
   };
+  /** Reads one event of the generation into `queue`. */
+  const read = (event: ChatEvent) => {
+    if (event.kind === "text") of(event.index).events(event.index, event.text, queue);
+    else if (event.kind === "end") {
+      const calls = of(event.index);
+      calls.events(event.index, undefined, queue);
+      queue.push(calls.called ? { ...event, finishReason: "tool_calls" } : event);
+    } else queue.push(event);
+  };
   return {
     async next() {
       while (queue.length === 0) {
         const event = await generation.next();
         if (event === undefined) return undefined;
-        if (event.kind === "text") of(event.index).events(event.index, event.text, queue);
-        else if (event.kind === "end") {
-          const calls = of(event.index);
-          calls.events(event.index, undefined, queue);
-          queue.push(calls.called ? { ...event, finishReason: "tool_calls" } : event);
-        } else queue.push(event);
+        read(event);
+      }
+      return queue.shift();
+    },
+    take() {
+      while (queue.length === 0) {
+        const event = generation.take();
+        if (event === undefined) return undefined;
+        read(event);
       }
       return queue.shift();
     },

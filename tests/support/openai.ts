@@ -14,6 +14,7 @@ import {
   type ServeOpenAIOptions,
 } from "../../openai.ts";
 import { liveCounter, startServer } from "./env.ts";
+import { type BodyChecks, checkOpenAIBodies } from "./openai_bodies.ts";
 
 /** The test models (tests/models): vLLM's and TensorRT-LLM's conventions, a custom mapping of
  * word_stream, and tiny_embed. */
@@ -45,6 +46,9 @@ export interface OpenAIServing {
   readonly server: Server;
   readonly service: OpenAIService;
   readonly url: string;
+  /** Every body fetched while it serves, checked against OpenAI's schemas (see
+   * `openai_bodies.ts`); {@link stopOpenAI} fails on a violation. */
+  readonly bodies: BodyChecks & { restore(): void };
 }
 
 /** Starts a server with the test models loaded and serves {@link TEST_MODELS} (unless `options`
@@ -60,18 +64,21 @@ export async function startOpenAI(
   });
   try {
     const service = await serveOpenAI(server, { port: 0, models: TEST_MODELS, ...options });
-    return { server, service, url: service.url };
+    return { server, service, url: service.url, bodies: checkOpenAIBodies() };
   } catch (e) {
     await server.stop();
     throw e;
   }
 }
 
-/** Closes the service, then stops the server. */
+/** Closes the service, then stops the server; fails if a body fetched meanwhile broke OpenAI's
+ * schemas. */
 export async function stopOpenAI(s: OpenAIServing | undefined): Promise<void> {
   if (!s) return;
+  s.bodies.restore();
   await s.service.close();
   await s.server.stop();
+  s.bodies.assertValid();
 }
 
 /** Waits until nothing is in flight (HTTP, Triton, the fake core's live objects); fails the test

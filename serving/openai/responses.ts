@@ -147,9 +147,11 @@ export function chunk(
   if (kind === "chat") {
     const role = content.role ? '"role":"assistant"' : "";
     const text = content.text === undefined ? "" : `"content":${JSON.stringify(content.text)}`;
-    const calls = content.toolCall === undefined ? "" : `"tool_calls":${
-      JSON.stringify([{ index: content.toolCall.position, ...toolCallJson(content.toolCall) }])
-    }`;
+    const calls = content.toolCall === undefined
+      ? ""
+      : `"tool_calls":${
+        JSON.stringify([{ index: content.toolCall.position, ...toolCallJson(content.toolCall) }])
+      }`;
     const delta = [role, text, calls].filter((part) => part !== "").join(",");
     choice = `{"index":${index},"delta":{${delta}},` +
       `"logprobs":null,"finish_reason":${reason}}`;

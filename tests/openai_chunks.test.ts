@@ -52,12 +52,38 @@ const elements = fc.tuple(
   return out;
 });
 
-test("Utf8Pieces decodes as one streaming TextDecoder does, whatever the cuts", () => {
+/**
+ * The elements' texts as the Encoding standard's streaming UTF-8 decoder gives them: a byte order
+ * mark dropped at the very start only. Written with a decoder that keeps every one, as Deno's
+ * streaming decoder (2.9) also drops one that begins a later call.
+ */
+function referenceDecode(parts: readonly Uint8Array[]): string[] {
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  const texts = [...parts.map((p) => decoder.decode(p, { stream: true })), decoder.decode()];
+  const first = texts.findIndex((t) => t !== "");
+  if (first >= 0 && texts[first].charCodeAt(0) === 0xfeff) texts[first] = texts[first].slice(1);
+  return texts;
+}
+
+test("a byte order mark past the start is text, kept (Deno's streaming decoder drops it)", () => {
+  const b = (...x: number[]) => new Uint8Array(x);
+  const cases: [Uint8Array[], string[]][] = [
+    [[b(0, 0, 0), b(0xef, 0xbb, 0xbf)], ["\0\0\0", "\ufeff", ""]],
+    [[b(0xef, 0xbb, 0xbf, 0x41), b(0xef, 0xbb, 0xbf)], ["A", "\ufeff", ""]],
+    [[b(0xef, 0xbb), b(0xbf), b(0xef, 0xbb, 0xbf, 0x42)], ["", "", "\ufeffB", ""]],
+    [[b(0x41), b(0xef, 0xbb), b(0xbf)], ["A", "", "\ufeff", ""]],
+  ];
+  for (const [parts, texts] of cases) {
+    assert.deepEqual(referenceDecode(parts), texts);
+    const pieces = new Utf8Pieces();
+    assert.deepEqual([...parts.map((p) => pieces.decode(p)), pieces.end()], texts);
+  }
+});
+
+test("Utf8Pieces decodes as one streaming UTF-8 decoder does, whatever the cuts", () => {
   fc.assert(
     fc.property(elements, (parts) => {
-      const reference = new TextDecoder();
-      const expected = parts.map((p) => reference.decode(p, { stream: true }));
-      expected.push(reference.decode());
+      const expected = referenceDecode(parts);
       const pieces = new Utf8Pieces();
       const got = parts.map((p) => pieces.decode(p));
       got.push(pieces.end());

@@ -30,10 +30,15 @@ export function endsOnBoundary(bytes: Uint8Array): boolean {
 
 /** The decoder of one choice's text. */
 export class Utf8Pieces {
-  readonly #stream = new TextDecoder();
+  /** Keeps every byte order mark: the one at the very start is dropped by {@link #first}, as the
+   * Encoding standard's decoder drops it (Deno's streaming decoder also drops one that begins a
+   * later call, which would lose a U+FEFF of the text). */
+  readonly #stream = new TextDecoder("utf-8", { ignoreBOM: true });
   /** The stream decoder has taken bytes (so past where a byte order mark is dropped) and holds
    * none back. */
   #clean = false;
+  /** Text has come out (so a U+FEFF is the text's, not a byte order mark). */
+  #started = false;
 
   /** The text of the next element. */
   decode(bytes: Uint8Array): string {
@@ -41,11 +46,19 @@ export class Utf8Pieces {
     if (this.#clean && endsOnBoundary(bytes)) return whole.decode(bytes);
     const text = this.#stream.decode(bytes, { stream: true });
     this.#clean = endsOnBoundary(bytes);
-    return text;
+    return this.#first(text);
   }
 
   /** What the stream still holds back at its end (U+FFFD for an unfinished character). */
   end(): string {
-    return this.#stream.decode();
+    return this.#first(this.#stream.decode());
+  }
+
+  /** `text`, less the byte order mark where it is the stream's first character (which only the
+   * bytes EF BB BF at the very start can give). */
+  #first(text: string): string {
+    if (this.#started || text === "") return text;
+    this.#started = true;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 }

@@ -29,7 +29,8 @@ import type { InferResponse } from "./response.ts";
 import { RequestStream } from "./request_stream.ts";
 import type { ServerChildren } from "./server_children.ts";
 import { Tensor, type TensorLike } from "./tensor.ts";
-import { createTrace, type PendingTrace, type TraceOptions, traceSettings } from "./trace.ts";
+import { type PendingTrace, type TraceOptions, traceSettings } from "./trace.ts";
+import { type InferenceSpan, startInferenceSpan, traceFor } from "./telemetry.ts";
 
 /**
  * What to infer.
@@ -146,7 +147,10 @@ export function submit(
     }
   });
   const placing = placed !== undefined && placed.size > 0;
-  const submitter = !placing && onlyInputs(req) ? lib.binding.requestSubmitter : undefined;
+  const span = startInferenceSpan(lib, server, target, req.id, tensors);
+  const submitter = !placing && onlyInputs(req) && span === undefined
+    ? lib.binding.requestSubmitter
+    : undefined;
   if (submitter) {
     const stream = submitNatively(target, req, tensors, policy, submitter);
     if (stream) return stream;
@@ -203,7 +207,7 @@ export function submit(
         check(lib, api.TRITONSERVER_InferenceRequestAddRequestedOutput(request, name));
       }
     }
-    stream = newStream(target, req, request, keep);
+    stream = newStream(target, req, request, keep, span);
     // Tracked before submitting: the completions are drained on a later macrotask, and find it.
     const userp = stream.track().userp;
     check(
@@ -239,7 +243,7 @@ export function submit(
         userp,
       ),
     );
-    const trace: PendingTrace | undefined = tracing && createTrace(lib, tracing);
+    const trace: PendingTrace | undefined = traceFor(lib, tracing, span);
     const err = api.TRITONSERVER_ServerInferAsync(server, request, trace?.pointer ?? ffi.NULL);
     if (!ffi.isNull(err)) {
       trace?.notSubmitted();
@@ -249,7 +253,9 @@ export function submit(
     stream?.untrack();
     api.TRITONSERVER_InferenceRequestDelete(request);
     placement?.free();
-    throw withModelInputs(target, e);
+    const error = withModelInputs(target, e);
+    span?.failed(error, false);
+    throw error;
   }
   // Triton owns the request from here on: nothing below may throw.
   stream.submitted(signal);
@@ -338,6 +344,7 @@ function newStream(
   req: InferRequest,
   request: Ptr,
   keep: unknown[],
+  span?: InferenceSpan,
 ): RequestStream {
   return new RequestStream(request, keep, {
     owner: target.owner,
@@ -346,6 +353,7 @@ function newStream(
     queue: req.responseQueue,
     raiseOnError: req.raiseOnError ?? true,
     keepNative: req.keepResponses ?? false,
+    observer: span,
   });
 }
 

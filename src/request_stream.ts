@@ -73,6 +73,18 @@ export interface StreamOptions {
   /** Whether a response keeps its native response also past the server's budget
    * (`InferRequest.keepResponses`). */
   readonly keepNative: boolean;
+  /** Told of each response, a failure and the end (the request's span, `telemetry.ts`). */
+  readonly observer?: StreamObserver;
+}
+
+/** What a {@link StreamOptions.observer} is told. */
+export interface StreamObserver {
+  /** A response arrived. */
+  response(response: InferResponse): void;
+  /** The stream failed (an abort, the server stopping). */
+  failed(error: unknown): void;
+  /** FINAL came and Triton released the request. */
+  finished(): void;
 }
 
 /** See the module documentation. */
@@ -194,6 +206,7 @@ export class RequestStream
     }
     this.#options.queue?.push(response);
     this.#items.push(response);
+    this.#options.observer?.response(response);
     return response;
   }
 
@@ -205,6 +218,7 @@ export class RequestStream
     // already released everything: then the server is being deleted.
     if (!this.#options.owner.closed) this.#binding.nativeDeletes.request(this.#request);
     this.#done?.resolve();
+    this.#options.observer?.finished();
   }
 
   // --- the reader's side -------------------------------------------------------------------
@@ -219,6 +233,7 @@ export class RequestStream
     if (consumer === Consumer.FAILED || consumer === Consumer.CLOSED) return;
     this.#consumer = Consumer.FAILED;
     this.#error = error;
+    this.#options.observer?.failed(error);
     this.#dropQueued();
     if (consumer === Consumer.OPEN) {
       this.#options.queue?.push(this.#end(error instanceof TritonError ? error : undefined));

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Context, Hono } from "hono";
+import { servedBy } from "./http_span.ts";
 
 /** An HTTP method the routes answer. */
 export type Method = "GET" | "POST";
@@ -31,8 +32,14 @@ export function routesOf<C extends string>(
   return (method, paths, category, handler) => {
     const methods: string[] = typeof method === "string" ? [method] : [...method];
     for (const path of paths) {
-      app.on(methods, path, (c) => guard(category, c.req.raw) ?? handler(c));
-      app.all(path, notAllowed);
+      app.on(methods, path, (c) => {
+        servedBy(path);
+        return guard(category, c.req.raw) ?? handler(c);
+      });
+      app.all(path, (c) => {
+        servedBy(path);
+        return notAllowed(c);
+      });
     }
   };
 }

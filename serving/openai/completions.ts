@@ -15,6 +15,7 @@ import { openaiEventStream } from "./chunk_stream.ts";
 import { type ChoiceEnd, type ChoiceSpec, Generation } from "./generation.ts";
 import type { GenerationPlan } from "./mapping.ts";
 import type { ChatRequest, CompletionRequest, GenerationRequest } from "./request.ts";
+import type { LatencyHistograms } from "./llm_telemetry.ts";
 import {
   type ChatEvents,
   readToolCalls,
@@ -43,6 +44,13 @@ export interface GenerationTarget {
   readonly tokenizer?: TokenCounter | undefined;
 }
 
+/** How a call is watched: the service's latency histograms, and when the call arrived
+ * (`performance.now()`). */
+export interface CallWatch {
+  readonly histograms: LatencyHistograms;
+  readonly arrivedMs: number;
+}
+
 /** An endpoint's answer, and its event stream where it streams. */
 export interface Answer {
   readonly response: Response;
@@ -67,18 +75,28 @@ async function answer(
   request: GenerationRequest,
   choices: readonly ChoiceSpec[],
   signal: AbortSignal,
+  watch: CallWatch | undefined,
   tools?: ToolRules,
 ): Promise<Answer> {
   const call = callIdentity(kind, request.model);
   const { plan } = target;
   const fallback = plan.defaults.get("max_tokens");
-  const started = new Generation(plan, request, choices, signal, {
-    tokenizer: target.tokenizer,
-    promptSpecial: kind === "completion",
-    reasons: kind === "chat" ? CHAT_REASONS : COMPLETION_REASONS,
-    usage: !request.stream || request.includeUsage,
-    maxTokens: request.maxTokens ?? (typeof fallback === "number" ? fallback : undefined),
-  });
+  const watcher = watch?.histograms.watch(kind, request, choices, watch.arrivedMs);
+  const start = () =>
+    new Generation(plan, request, choices, signal, {
+      tokenizer: target.tokenizer,
+      promptSpecial: kind === "completion",
+      reasons: kind === "chat" ? CHAT_REASONS : COMPLETION_REASONS,
+      usage: !request.stream || request.includeUsage,
+      maxTokens: request.maxTokens ?? (typeof fallback === "number" ? fallback : undefined),
+    }, watcher);
+  let started: Generation;
+  try {
+    started = watcher ? watcher.run(start) : start();
+  } catch (e) {
+    watcher?.failed(e);
+    throw e;
+  }
   const generation: ChatEvents = tools === undefined ? started : readToolCalls(started, tools);
   const fail = async (e: unknown): Promise<never> => {
     generation.cancel();
@@ -101,6 +119,8 @@ async function answer(
       generation,
       first,
     );
+    // A client that leaves ends the stream before the generation's end is read.
+    if (watcher) stream.ended.then(() => watcher.abandoned());
     return { response: new Response(stream.body, { headers: SSE_HEADERS }), stream };
   }
   const texts = new Map<number, string>();
@@ -144,6 +164,7 @@ export async function completion(
   target: GenerationTarget,
   request: CompletionRequest,
   signal: AbortSignal,
+  watch?: CallWatch,
 ): Promise<Answer> {
   const choices: ChoiceSpec[] = [];
   for (const [promptIndex, prompt] of request.prompts.entries()) {
@@ -156,7 +177,7 @@ export async function completion(
       });
     }
   }
-  return await answer("completion", target, request, choices, signal);
+  return await answer("completion", target, request, choices, signal, watch);
 }
 
 /**
@@ -170,6 +191,7 @@ export async function chat(
   target: GenerationTarget,
   request: ChatRequest,
   signal: AbortSignal,
+  watch?: CallWatch,
 ): Promise<Answer> {
   if (target.template === undefined) {
     badRequest(
@@ -186,5 +208,5 @@ export async function chat(
     choices.push({ index: j, prompt, prefix: "", promptIndex: 0 });
   }
   const sent = withoutToolFields(target.plan, target.toolCallParser, request);
-  return await answer("chat", target, sent, choices, signal, tools);
+  return await answer("chat", target, sent, choices, signal, watch, tools);
 }

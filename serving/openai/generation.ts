@@ -41,6 +41,13 @@ export type ChoiceEvent =
   | { readonly kind: "text"; readonly index: number; readonly text: string }
   | ({ readonly kind: "end" } & ChoiceEnd);
 
+/** Told of what a generation's reader takes: each event, the error, the end (`llm_telemetry.ts`). */
+export interface GenerationObserver {
+  event(event: ChoiceEvent): void;
+  failed(error: unknown): void;
+  done(): void;
+}
+
 /** The choices of one call, running. */
 export class Generation {
   readonly #events: ChoiceEvent[] = [];
@@ -49,6 +56,7 @@ export class Generation {
   #wake: (() => void) | undefined;
   readonly #controller = new AbortController();
   readonly #counting: Counting;
+  readonly #observer: GenerationObserver | undefined;
   /** The tokenizer's count of each prompt, by prompt index, once asked. */
   readonly #promptCounts = new Map<number, number | undefined>();
   /** Resolves once every choice's request has ended (its stream left). */
@@ -59,6 +67,7 @@ export class Generation {
    * unknown model) is its error, which {@link next} throws.
    * @param signal aborting it cancels every request (the caller went away).
    * @param counting how the choices are counted and ended.
+   * @param observer told of what {@link next} and {@link take} give.
    * @throws {OpenAIError} 400 for a field the plan cannot carry (see `checkFields`), before
    *   anything is submitted.
    */
@@ -68,8 +77,10 @@ export class Generation {
     choices: readonly ChoiceSpec[],
     signal: AbortSignal | undefined,
     counting: Counting,
+    observer?: GenerationObserver,
   ) {
     this.#counting = counting;
+    this.#observer = observer;
     const frontEndStop = checkFields(plan, request);
     this.#running = choices.length;
     if (signal?.aborted) this.#controller.abort(signal.reason);
@@ -170,9 +181,18 @@ export class Generation {
   async next(): Promise<ChoiceEvent | undefined> {
     while (true) {
       const event = this.#events.shift();
-      if (event !== undefined) return event;
-      if (this.#error !== undefined) throw this.#error;
-      if (this.#running === 0) return undefined;
+      if (event !== undefined) {
+        this.#observer?.event(event);
+        return event;
+      }
+      if (this.#error !== undefined) {
+        this.#observer?.failed(this.#error);
+        throw this.#error;
+      }
+      if (this.#running === 0) {
+        this.#observer?.done();
+        return undefined;
+      }
       await new Promise<void>((resolve) => (this.#wake = resolve));
     }
   }
@@ -180,7 +200,9 @@ export class Generation {
   /** The next event if one is already here, without waiting; `undefined` otherwise (then
    * {@link next} says whether more will come, or throws the error). */
   take(): ChoiceEvent | undefined {
-    return this.#events.shift();
+    const event = this.#events.shift();
+    if (event !== undefined) this.#observer?.event(event);
+    return event;
   }
 
   /** Cancels every request still running (idempotent); {@link next} then ends. */

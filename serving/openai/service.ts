@@ -22,6 +22,7 @@ import type { EventStream } from "../common/event_stream.ts";
 import { type JsonRecord, parseJson, record } from "../common/json.ts";
 import { Calls } from "../common/lifecycle.ts";
 import { countedFetch } from "../common/counted_fetch.ts";
+import { tracedFetch } from "../common/http_span.ts";
 import { type Method, routesOf } from "../common/routes.ts";
 import { type Restriction, restrictionCheck } from "../common/restricted.ts";
 import { type Answer, chat, completion } from "./completions.ts";
@@ -32,6 +33,7 @@ import type { OpenAIModel } from "./mapping.ts";
 import { type ServedModel, servedModels } from "./models.ts";
 import { chatRequest, checkDepth, completionRequest, embeddingRequest } from "./request.ts";
 import { modelObject } from "./responses.ts";
+import { LatencyHistograms } from "./llm_telemetry.ts";
 
 /**
  * Categories of the OpenAI front end's routes that {@link OpenAIOptions.restrictedApis} can
@@ -155,6 +157,8 @@ interface Served {
   /** Keeps the event stream of a streamed response: the call counts until the stream ends, and
    * closing the service ends it. */
   readonly keepStream: (response: Response, stream: EventStream) => void;
+  /** The latency histograms of `/metrics`. */
+  readonly histograms: LatencyHistograms;
 }
 
 /** A route's handler. */
@@ -208,17 +212,19 @@ const oneModel: Handler = ({ models, created }, c) => {
 };
 
 const completions: Handler = async (s, c) => {
+  const watch = { histograms: s.histograms, arrivedMs: performance.now() };
   const request = completionRequest(await readJson(c.req.raw, s.limit), s.maxChoices);
   const target = modelFor(s, request.model, "generation");
   if (request.stream) s.streaming(c.req.raw);
-  return streamed(s, await completion(target, request, c.req.raw.signal));
+  return streamed(s, await completion(target, request, c.req.raw.signal, watch));
 };
 
 const chatCompletions: Handler = async (s, c) => {
+  const watch = { histograms: s.histograms, arrivedMs: performance.now() };
   const request = chatRequest(await readJson(c.req.raw, s.limit), s.maxChoices);
   const target = modelFor(s, request.model, "generation");
   if (request.stream) s.streaming(c.req.raw);
-  return streamed(s, await chat(target, request, c.req.raw.signal));
+  return streamed(s, await chat(target, request, c.req.raw.signal, watch));
 };
 
 const embeddingsRoute: Handler = async (s, c) => {
@@ -233,8 +239,16 @@ const health = (up: (server: Server) => boolean, what: string): Handler => ({ se
     ? new Response(null, { status: 200 })
     : errorResponse(new OpenAIError(400, `the server is not ${what}`));
 
-const metrics: Handler = ({ server }) =>
-  new Response(server.metrics(), { headers: { "content-type": "text/plain; charset=utf-8" } });
+/** Triton's metrics, then the latency histograms. */
+const metrics: Handler = ({ server, histograms }) =>
+  new Response(withNewline(server.metrics()) + histograms.render(), {
+    headers: { "content-type": "text/plain; charset=utf-8" },
+  });
+
+/** `text` ending with a newline where it has any text (Prometheus text is line by line). */
+function withNewline(text: string): string {
+  return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+}
 
 /** The routes, one a line: method, paths, restricted-API category, handler. */
 const ROUTES: readonly (readonly [Method, string[], OpenAIRestrictedCategory, Handler])[] = [
@@ -296,12 +310,16 @@ export function openaiService(
       open.add(stream);
       stream.ended.then(() => open.delete(stream));
     },
+    histograms: new LatencyHistograms(),
   };
   for (const [method, paths, category, handler] of ROUTES) {
     route(method, paths, category, (c) => handler(served, c));
   }
 
-  const counted = countedFetch((request) => app.fetch(request), errorResponse, calls, streams);
+  const counted = tracedFetch(
+    countedFetch((request) => app.fetch(request), errorResponse, calls, streams),
+    (response) => streams.has(response),
+  );
   const fetch = withCors(counted, origins, errorResponse);
   return {
     fetch,

@@ -20,6 +20,7 @@ import { listenGrpcJs } from "./grpcjs_transport.ts";
 import { listenHttp2 } from "./h2_transport.ts";
 import { checkRuntimeServesGrpc } from "./deno_http2.ts";
 import { protocolRoot } from "./schema.ts";
+import { tracedService } from "./rpc_span.ts";
 import { type TraceManager, traceOption, type TraceServeOptions } from "../trace_manager.ts";
 import { sharedMemoryOption, SharedMemoryRegions } from "../shared_memory.ts";
 import { bracketed, type CompressionLevel, type GrpcTransportName } from "./transport.ts";
@@ -234,8 +235,14 @@ export async function serveGrpc(
       ]),
     },
     services: [
-      { definition: definitions.inference, implementation: inferenceHandlers(ctx) },
-      { definition: definitions.health, implementation: healthHandlers(ctx) },
+      {
+        definition: definitions.inference,
+        implementation: tracedService(definitions.inference, inferenceHandlers(ctx)),
+      },
+      {
+        definition: definitions.health,
+        implementation: tracedService(definitions.health, healthHandlers(ctx)),
+      },
     ],
   });
 

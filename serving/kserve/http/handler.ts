@@ -20,6 +20,7 @@ import { string, unsigned, withoutNul } from "../../common/json.ts";
 import { sharedMemoryOption, type SharedMemoryRegions } from "../shared_memory.ts";
 import { Calls } from "../../common/lifecycle.ts";
 import { countedFetch } from "../../common/counted_fetch.ts";
+import { tracedFetch } from "../../common/http_span.ts";
 import { type Route as RouteOf, routesOf } from "../../common/routes.ts";
 import {
   cudaSharedMemoryRegister,
@@ -360,7 +361,10 @@ export function kserveService(
     route(method, paths, category, (c) => handler(served, c));
   }
 
-  const fetch = countedFetch((request) => app.fetch(request), responseForError, calls, streams);
+  const fetch = tracedFetch(
+    countedFetch((request) => app.fetch(request), responseForError, calls, streams),
+    (response) => streams.has(response),
+  );
   return {
     fetch,
     active: () => calls.size,

@@ -7,7 +7,8 @@
  *
  * Run it with `npm run bench:http` (bench/run_http.mjs), or directly on one runtime with
  * `TRITONSERVER_LIB` set. Environment: `BENCH_SECONDS` (per run, default 3),
- * `BENCH_CONCURRENCY` (default "1,16"), `BENCH_SCENARIOS` (default "health,JSON,binary").
+ * `BENCH_CONCURRENCY` (default "1,16"), `BENCH_SCENARIOS` (default "health,JSON,binary"),
+ * `BENCH_OTEL` (`on` or `unsampled`: an OpenTelemetry SDK registered, see bench/otel_sdk.ts).
  *
  * @module
  */
@@ -17,6 +18,10 @@ import { serve } from "../serve.ts";
 import { runtimeName } from "../ffi/mod.ts";
 import { runLoadClient } from "./load_client.ts";
 
+// BENCH_OTEL=on|unsampled: an OpenTelemetry SDK registered first (bench/otel_sdk.ts).
+const spansEnded = process.env.BENCH_OTEL
+  ? (await import("./otel_sdk.ts")).registerSdk(process.env.BENCH_OTEL)
+  : undefined;
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,16").split(",").map(Number);
 const node = process.env.BENCH_NODE ?? "node";
@@ -167,6 +172,7 @@ for (const concurrency of concurrencies) {
       rssBeforeMiB: before / 2 ** 20,
       rssAfterMiB: after / 2 ** 20,
       inflightAfter: server.inflight,
+      ...(spansEnded ? { otel: process.env.BENCH_OTEL, spansEnded: spansEnded() } : {}),
     }));
   }
 }

@@ -12,10 +12,10 @@
  * `triton.request_id` and the events `REQUEST_START`, `QUEUE_START`, `REQUEST_END`; under it a
  * `compute` span with `COMPUTE_START`, `COMPUTE_INPUT_END`, `COMPUTE_OUTPUT_START`,
  * `COMPUTE_END`. Triton's timestamps come from a steady clock; they are placed on the span's
- * wall-clock timeline by taking the first one (the request's REQUEST_START) as the instant the
- * `InferRequest` span started: the intervals between Triton's timestamps are Triton's own, and
- * each lies at most the few microseconds between the span's start and Triton's REQUEST_START
- * before the real instant.
+ * wall-clock timeline by taking the first one (the request's REQUEST_START) as the instant just
+ * after the `InferRequest` span started: the intervals between Triton's timestamps are Triton's
+ * own, and each lies at most the few microseconds between then and Triton's REQUEST_START before
+ * the real instant.
  *
  * @module
  */
@@ -23,13 +23,13 @@ import {
   type Attributes,
   context,
   type HrTime,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   trace,
   type Tracer,
-  type TracerProvider,
 } from "@opentelemetry/api";
 import type { Ptr, TritonLibrary } from "../ffi/mod.ts";
 import { TritonError } from "./errors.ts";
@@ -50,20 +50,16 @@ export const TRACER_NAME = "tritonffi";
 /** Triton's name for the span of one inference (its OpenTelemetry trace mode's root span). */
 const INFER_REQUEST = "InferRequest";
 
-/** The tracer of the provider registered now; one per library, re-read when the application
- * registers another provider. */
-class TracerCache {
-  #provider: TracerProvider | undefined;
-  #tracer: Tracer | undefined;
-
-  get(): Tracer {
-    const provider = trace.getTracerProvider();
-    if (provider !== this.#provider || this.#tracer === undefined) {
-      this.#provider = provider;
-      this.#tracer = provider.getTracer(TRACER_NAME);
-    }
-    return this.#tracer;
-  }
+/**
+ * The binding's tracer where an SDK is registered; undefined, after one look at the API's
+ * globals, where none is. The API registers a provider as the delegate of its proxy provider:
+ * without one, the proxy has no tracer to delegate to.
+ */
+export function sdkTracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider
+    ? provider.getDelegateTracer(TRACER_NAME)
+    : provider.getTracer(TRACER_NAME);
 }
 
 /** Wall-clock time now, in nanoseconds since the epoch (the clock the SDK stamps spans with). */
@@ -232,14 +228,12 @@ export function startInferenceSpan(
   requestId: string | undefined,
   tensors: readonly (readonly [string, Tensor])[],
 ): InferenceSpan | undefined {
-  const tracer = lib.binding.shared(TracerCache, () => new TracerCache()).get();
-  const startNs = wallNowNs();
-  const span = tracer.startSpan(
-    INFER_REQUEST,
-    { kind: SpanKind.INTERNAL, startTime: hrTime(startNs) },
-    context.active(),
-  );
+  const tracer = sdkTracer();
+  if (tracer === undefined) return undefined;
+  const span = tracer.startSpan(INFER_REQUEST, { kind: SpanKind.INTERNAL }, context.active());
   if (!span.isRecording()) return undefined;
+  // Triton's first timestamp is placed here: just after the span's own start.
+  const startNs = wallNowNs();
   const attributes: Attributes = {
     "triton.model_name": target.model,
     "triton.model_version": target.version,

@@ -20,8 +20,9 @@ import {
   SpanStatusCode,
   type TextMapGetter,
   trace,
+  type Tracer,
 } from "@opentelemetry/api";
-import { TRACER_NAME } from "../../src/telemetry.ts";
+import { sdkTracer } from "../../src/telemetry.ts";
 import type { FetchHandler } from "./listen.ts";
 
 /** Where the call's {@link HttpSpan} sits in the context the call is served in. */
@@ -141,13 +142,13 @@ export function tracedFetch(
   fetch: FetchHandler,
   isStream: (response: Response) => boolean,
 ): FetchHandler {
-  return async (request) => {
+  return (request) => {
+    const tracer = sdkTracer();
+    return tracer === undefined ? fetch(request) : traced(tracer, request);
+  };
+  async function traced(tracer: Tracer, request: Request): Promise<Response> {
     const parent = propagation.extract(context.active(), request.headers, headerGetter);
-    const span = trace.getTracer(TRACER_NAME).startSpan(
-      request.method,
-      { kind: SpanKind.SERVER },
-      parent,
-    );
+    const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);
     if (!span.isRecording()) return await fetch(request);
     const url = new URL(request.url);
     span.setAttributes(requestAttributes(request, url));
@@ -167,7 +168,7 @@ export function tracedFetch(
       return response;
     }
     return new Response(counted(response.body, call), response);
-  };
+  }
 }
 
 /** `body` read one chunk at a time as the client reads (as the original is), each chunk an event

@@ -32,7 +32,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { TRACER_NAME } from "../../src/telemetry.ts";
+import { sdkTracer } from "../../src/telemetry.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { ChoiceEvent, ChoiceSpec, GenerationObserver } from "./generation.ts";
 import type { GenerationRequest } from "./request.ts";
@@ -241,11 +241,10 @@ export class GenerationWatch implements GenerationObserver {
     this.#arrivedMs = arrivedMs;
     this.#choices = choices;
     const operation = kind === "chat" ? "chat" : "text_completion";
-    const span = trace.getTracer(TRACER_NAME).startSpan(
-      `${operation} ${request.model}`,
-      { kind: SpanKind.INTERNAL },
-    );
-    if (span.isRecording()) {
+    const span = sdkTracer()?.startSpan(`${operation} ${request.model}`, {
+      kind: SpanKind.INTERNAL,
+    });
+    if (span?.isRecording()) {
       span.setAttributes({
         "gen_ai.operation.name": operation,
         "gen_ai.provider.name": "triton",

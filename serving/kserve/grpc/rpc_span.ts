@@ -21,7 +21,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { ServiceDefinition } from "@grpc/grpc-js";
-import { TRACER_NAME } from "../../../src/telemetry.ts";
+import { sdkTracer } from "../../../src/telemetry.ts";
 import {
   type CallMetadata,
   type DuplexCall,
@@ -83,9 +83,11 @@ function startSpan(
   path: string,
   metadata: CallMetadata,
 ): { call: RpcSpan; active: Context } | undefined {
+  const tracer = sdkTracer();
+  if (tracer === undefined) return undefined;
   const parent = propagation.extract(context.active(), metadata, metadataGetter);
   const [, service, method] = path.split("/");
-  const span = trace.getTracer(TRACER_NAME).startSpan(
+  const span = tracer.startSpan(
     `${service}/${method}`,
     {
       kind: SpanKind.SERVER,

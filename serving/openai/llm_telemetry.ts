@@ -7,8 +7,8 @@
  * the prefix `tritonffi:`, so that a vLLM dashboard works with the prefix changed):
  * - `tritonffi:time_to_first_token_seconds`: from the call's arrival to its first text;
  * - `tritonffi:time_per_output_token_seconds`: from the first text to the last, divided by the
- *   output tokens after the first (the model's own count where it counts, else the pieces of text
- *   it sent), observed once per call that generated two tokens or more;
+ *   output tokens after the first (the count the usage reports, the model's or its tokenizer's,
+ *   else the pieces of text it sent), observed once per call that generated two tokens or more;
  * - `tritonffi:e2e_request_latency_seconds`: from the call's arrival to its last event.
  * One observation per call (all its choices together), whether it streams or not; a call that
  * fails is observed only in the end-to-end histogram, one whose client left in none.
@@ -18,7 +18,7 @@
  * `gen_ai.operation.name`, `gen_ai.provider.name` (`triton`), `gen_ai.request.model`,
  * `gen_ai.response.model`, the sampling fields given (`gen_ai.request.max_tokens`,
  * `temperature`, `top_p`, `seed`, `presence_penalty`, `frequency_penalty`, `stop_sequences`,
- * `choice.count`), `gen_ai.usage.input_tokens` and `output_tokens` (where the model counts),
+ * `choice.count`), `gen_ai.usage.input_tokens` and `output_tokens` (where the usage is counted),
  * `gen_ai.response.finish_reasons`, and `gen_ai.server.time_to_first_token` (seconds) with a
  * `gen_ai.first_token` event at that instant.
  *

@@ -314,3 +314,36 @@ test("OpenAI: a client that leaves a stream ends its spans, each with a cancelle
     await o.server.stop();
   }
 });
+
+test("OpenAI: an embeddings call is an embeddings span with its input tokens and dimensions", async () => {
+  const o = await startOpenAI();
+  try {
+    await recording(async ({ spans }) => {
+      const r = await fetch(`${o.url}/v1/embeddings`, {
+        method: "POST",
+        headers: { traceparent: TRACEPARENT, "content-type": "application/json" },
+        body: JSON.stringify({ model: "embed", input: "hello there world" }),
+      });
+      assert.equal(r.status, 200);
+      const body = await r.json();
+      const all = await spans((x) =>
+        x.some((y) => y.kind === SpanKind.SERVER) && x.some((y) => y.name === "InferRequest")
+      );
+      const http = only(all, "POST /v1/embeddings");
+      joinsCaller(http);
+      const genai = only(all, "embeddings embed");
+      assert.ok(childOf(genai, http));
+      assert.equal(genai.attributes["gen_ai.operation.name"], "embeddings");
+      assert.equal(genai.attributes["gen_ai.request.model"], "embed");
+      assert.equal(genai.attributes["gen_ai.usage.input_tokens"], body.usage.prompt_tokens);
+      assert.equal(
+        genai.attributes["gen_ai.embeddings.dimension.count"],
+        body.data[0].embedding.length,
+      );
+      assert.ok(childOf(only(all, "InferRequest"), genai));
+    });
+  } finally {
+    await o.service.close();
+    await o.server.stop();
+  }
+});

@@ -20,7 +20,8 @@
  * `temperature`, `top_p`, `seed`, `presence_penalty`, `frequency_penalty`, `stop_sequences`,
  * `choice.count`), `gen_ai.usage.input_tokens` and `output_tokens` (where the usage is counted),
  * `gen_ai.response.finish_reasons`, and `gen_ai.server.time_to_first_token` (seconds) with a
- * `gen_ai.first_token` event at that instant.
+ * `gen_ai.first_token` event at that instant. An embeddings call is `embeddings {model}`, with
+ * `gen_ai.usage.input_tokens` and `gen_ai.embeddings.dimension.count` read from its answer.
  *
  * @module
  */
@@ -353,5 +354,50 @@ export class GenerationWatch implements GenerationObserver {
     let sum = 0;
     for (const tokens of byPrompt.values()) sum += tokens;
     return this.#choices.length > 0 ? sum : undefined;
+  }
+}
+
+/**
+ * Runs `answer`, an embeddings call of `model`, under an `embeddings {model}` span where one
+ * records (its input tokens and dimensions read back from the JSON answer).
+ */
+export async function watchEmbeddings(
+  model: string,
+  answer: () => Promise<Response>,
+): Promise<Response> {
+  const span = sdkTracer()?.startSpan(`embeddings ${model}`, { kind: SpanKind.INTERNAL });
+  if (span === undefined || !span.isRecording()) return await answer();
+  span.setAttributes({
+    "gen_ai.operation.name": "embeddings",
+    "gen_ai.provider.name": "triton",
+    "gen_ai.request.model": model,
+  });
+  try {
+    const response = await context.with(trace.setSpan(context.active(), span), answer);
+    if (response.ok) {
+      const body = await response.clone().json() as {
+        usage?: { prompt_tokens?: unknown };
+        data?: { embedding?: unknown }[];
+      };
+      const attributes: Attributes = { "gen_ai.response.model": model };
+      const tokens = body.usage?.prompt_tokens;
+      if (typeof tokens === "number") attributes["gen_ai.usage.input_tokens"] = tokens;
+      const first = body.data?.[0]?.embedding;
+      if (Array.isArray(first)) attributes["gen_ai.embeddings.dimension.count"] = first.length;
+      span.setAttributes(attributes);
+    } else {
+      span.setAttribute("error.type", String(response.status));
+      if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return response;
+  } catch (e) {
+    span.setAttribute("error.type", e instanceof TritonError ? e.code : "Error");
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: e instanceof Error ? e.message : String(e),
+    });
+    throw e;
+  } finally {
+    span.end();
   }
 }

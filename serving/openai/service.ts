@@ -33,7 +33,7 @@ import type { OpenAIModel } from "./mapping.ts";
 import { type ServedModel, servedModels } from "./models.ts";
 import { chatRequest, checkDepth, completionRequest, embeddingRequest } from "./request.ts";
 import { modelObject } from "./responses.ts";
-import { LatencyHistograms } from "./llm_telemetry.ts";
+import { LatencyHistograms, watchEmbeddings } from "./llm_telemetry.ts";
 
 /**
  * Categories of the OpenAI front end's routes that {@link OpenAIOptions.restrictedApis} can
@@ -230,7 +230,10 @@ const chatCompletions: Handler = async (s, c) => {
 const embeddingsRoute: Handler = async (s, c) => {
   const request = embeddingRequest(await readJson(c.req.raw, s.limit));
   const { plan, tokenizer } = modelFor(s, request.model, "embedding");
-  return await embeddings(plan, request, c.req.raw.signal, tokenizer);
+  return await watchEmbeddings(
+    request.model,
+    () => embeddings(plan, request, c.req.raw.signal, tokenizer),
+  );
 };
 
 /** 200 while `up` says so, else 400 saying the server is not `what`. */

@@ -649,6 +649,25 @@ export interface Models {
   };
 
   /**
+   * tool_llm (backend python).
+   * Does not batch (max_batch_size 0): shapes are as given.
+   * Decoupled: zero or more responses per request, read with infer() (inferOne() is refused).
+   */
+  tool_llm: {
+    inputs: {
+      /** BYTES (string[]), shape [1]. */
+      PROMPT: { datatype: "BYTES"; shape: [1] };
+    };
+    outputs: {
+      /** BYTES (a Uint8Array per element; tensor.strings() decodes UTF-8), shape [1]. */
+      TEXT: { datatype: "BYTES"; shape: [1] };
+    };
+    decoupled: true;
+    maxBatchSize: 0;
+    parameters: Record<never, never>;
+  };
+
+  /**
    * word_stream (backend python).
    * Does not batch (max_batch_size 0): shapes are as given.
    * Decoupled: zero or more responses per request, read with infer() (inferOne() is refused).

@@ -17,14 +17,19 @@ import { runPython, skipUnlessImportable, supportScript } from "./support/triton
 import { runPerfAnalyzer, skipPerf } from "./support/perf_analyzer.ts";
 
 const script = supportScript("tritonclient_shm_check.py");
-const skipHttp = await skipUnlessImportable("tritonclient.utils.shared_memory");
+// Each protocol's client with the shared memory helpers: a Python that imports the helpers
+// (numpy) may lack one client's own libraries (geventhttpclient, grpcio).
+const skipClient = {
+  http: await skipUnlessImportable("tritonclient.http, tritonclient.utils.shared_memory"),
+  grpc: await skipUnlessImportable("tritonclient.grpc, tritonclient.utils.shared_memory"),
+};
 
 let server: Server | undefined;
 let regions: SharedMemoryRegions | undefined;
 let http: HttpService | undefined;
 let grpcService: GrpcService | undefined;
 before(async () => {
-  if (skipHttp && skipPerf) return;
+  if (skipClient.http && skipClient.grpc && skipPerf) return;
   server = await startServer({ modelControlMode: "explicit", startupModels: ["identity_int32"] });
   regions = new SharedMemoryRegions(server);
   http = await serve(server, { port: 0, sharedMemory: regions });
@@ -41,7 +46,7 @@ for (const protocol of ["http", "grpc"] as const) {
   test(
     `tritonclient.${protocol} with tritonclient.utils.shared_memory: inputs and outputs in regions`,
     {
-      skip: skipHttp,
+      skip: skipClient[protocol],
     },
     async () => {
       const address = protocol === "http" ? `127.0.0.1:${http!.port}` : grpcService!.address;

@@ -61,9 +61,23 @@ export class ServerChildren implements ResponseOwner {
   /** {@link #callbacks} when a {@link quiet} wait last ended. */
   #quietAt = 0;
 
-  constructor(lib: TritonLibrary) {
+  /** Told when the last request in flight or response held went away (an attached server's
+   * use of the shared server ends then: `shared_server.ts`). */
+  readonly #idle: (() => void) | undefined;
+
+  constructor(lib: TritonLibrary, idle?: () => void) {
     this.lib = lib;
     this.binding = lib.binding;
+    this.#idle = idle;
+  }
+
+  /** Whether a request is in flight or a response not yet deleted. */
+  get busy(): boolean {
+    return this.requests.size > 0 || this.responses.size > 0;
+  }
+
+  #maybeIdle(): void {
+    if (this.#idle !== undefined && !this.busy) this.#idle();
   }
 
   /** Whether {@link close} ran: nothing native of this server may be touched any more. */
@@ -90,6 +104,7 @@ export class ServerChildren implements ResponseOwner {
   /** A request is no longer in flight: Triton released it, or never took it. */
   finished(request: OwnedRequest): void {
     if (this.requests.delete(request)) this.#callbacks++;
+    this.#maybeIdle();
   }
 
   /** Resolves once {@link EXECUTE_GRACE_MS} have passed with no response delivered and no
@@ -136,6 +151,7 @@ export class ServerChildren implements ResponseOwner {
   released(response: NativeResponse): void {
     this.responses.delete(response);
     this.#registry.unregister(response);
+    this.#maybeIdle();
   }
 
   /** Deletes every response still owned, here and now (what users kept becomes unreadable:

@@ -610,7 +610,10 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     const attachment = new Attachment(state);
     attachment.enter("Server.attach()");
     const server = new Server<M>(h.options);
-    const children = new ServerChildren(lib, () => attachment.maybeIdle());
+    const children = new ServerChildren(lib, {
+      idle: () => attachment.maybeIdle(),
+      table: state,
+    });
     server.#lib = lib;
     server.#server = lib.ffi.fromAddress(h.server);
     server.#children = children;
@@ -709,7 +712,10 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     ]);
     clearTimeout(timer);
     // Attached workers end their streams and give their uses back (see shared_server.ts).
-    const workersDone = shared === undefined || await shared.drained(deadline);
+    // A worker that ended or was terminated cannot: its requests recorded are cancelled here.
+    const workersDone = shared === undefined || await shared.drained(deadline, (address) => {
+      discard(lib, lib.api.TRITONSERVER_InferenceRequestCancel(lib.ffi.fromAddress(address)));
+    });
     // Loads and unloads run on other threads and use the server: let them finish first.
     await Promise.allSettled([...this.#operations]);
     lib.binding.deletes.flush();

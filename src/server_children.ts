@@ -35,6 +35,13 @@ export const VIEWED_BYTES_BUDGET = 64 * 2 ** 20;
  */
 export const EXECUTE_GRACE_MS = 100;
 
+/** Where an attached server records its requests in flight (`SharedState` of
+ * `shared_server.ts`). */
+export interface RequestTable {
+  record(address: number): number;
+  erase(slot: number, address: number): void;
+}
+
 /** A request in flight, as the server sees it. */
 export interface OwnedRequest {
   /** Ends the request's stream with `error` and cancels it in Triton. */
@@ -64,11 +71,25 @@ export class ServerChildren implements ResponseOwner {
   /** Told when the last request in flight or response held went away (an attached server's
    * use of the shared server ends then: `shared_server.ts`). */
   readonly #idle: (() => void) | undefined;
+  /** Where an attached server records its requests for the owner to cancel. */
+  readonly #table: RequestTable | undefined;
 
-  constructor(lib: TritonLibrary, idle?: () => void) {
+  constructor(lib: TritonLibrary, attached?: { idle(): void; table: RequestTable }) {
     this.lib = lib;
     this.binding = lib.binding;
-    this.#idle = idle;
+    this.#idle = attached && (() => attached.idle());
+    this.#table = attached?.table;
+  }
+
+  /** Records a request Triton took (an attached server's, for its owner to cancel): its slot,
+   * -1 when not recorded. */
+  record(request: Ptr): number {
+    return this.#table ? this.#table.record(this.lib.ffi.address(request)) : -1;
+  }
+
+  /** The request recorded at `slot` is about to be deleted (waits while the owner cancels it). */
+  erase(slot: number, request: Ptr): void {
+    if (slot >= 0) this.#table!.erase(slot, this.lib.ffi.address(request));
   }
 
   /** Whether a request is in flight or a response not yet deleted. */

@@ -39,6 +39,15 @@ const Slot = {
   DELETED: 3,
 } as const;
 const SLOTS = 4;
+/** Bytes before the request table (the counters, padded to 8). */
+const HEADER = 16;
+/** How many workers' requests in flight the table records (further ones are not recorded: the
+ * owner cannot cancel them). */
+export const REQUEST_SLOTS = 8192;
+const BYTES = HEADER + REQUEST_SLOTS * 8;
+/** How long the owner's `stop()` lets workers end their own streams before it cancels the
+ * requests still recorded (those of a worker that ended or was terminated), ms. */
+export const CANCEL_AFTER_MS = 100;
 
 /** What {@link SharedServerHandle.kind} always is. */
 export const HANDLE_KIND = "tritonffi.SharedServer";
@@ -66,10 +75,68 @@ export interface SharedServerHandle {
 export class SharedState {
   readonly buffer: SharedArrayBuffer;
   readonly #i32: Int32Array;
+  /** The request table: each slot 0 (free), a request's address, or that address + 1 while the
+   * owner cancels it (addresses are even: the low bit is the lock). */
+  readonly #requests: BigInt64Array;
+  /** Where this thread looks for a free slot next. */
+  #hint = 0;
 
-  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(SLOTS * 4)) {
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(BYTES)) {
     this.buffer = buffer;
     this.#i32 = new Int32Array(buffer, 0, SLOTS);
+    this.#requests = new BigInt64Array(buffer, HEADER, REQUEST_SLOTS);
+  }
+
+  /**
+   * A worker: records a request Triton took, so that the owner can cancel it; returns its slot,
+   * or -1 when the table is full (the request is then not recorded).
+   */
+  record(address: number): number {
+    const table = this.#requests;
+    const value = BigInt(address);
+    for (let i = 0; i < REQUEST_SLOTS; i++) {
+      const slot = (this.#hint + i) % REQUEST_SLOTS;
+      if (table[slot] === 0n && Atomics.compareExchange(table, slot, 0n, value) === 0n) {
+        this.#hint = (slot + 1) % REQUEST_SLOTS;
+        return slot;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * A worker: the request recorded at `slot` is about to be deleted. Waits while the owner is
+   * cancelling it (a call of microseconds), so that it is never deleted under that call.
+   */
+  erase(slot: number, address: number): void {
+    if (slot < 0) return;
+    const table = this.#requests;
+    const value = BigInt(address);
+    for (;;) {
+      const seen = Atomics.compareExchange(table, slot, value, 0n);
+      if (seen !== value + 1n) return; // erased (or, never, not its own)
+    }
+  }
+
+  /**
+   * The owner, stopping: cancels every request recorded (`cancel(address)`,
+   * `TRITONSERVER_InferenceRequestCancel`), each under its slot's lock; returns how many.
+   */
+  cancelRecorded(cancel: (address: number) => void): number {
+    const table = this.#requests;
+    let n = 0;
+    for (let slot = 0; slot < REQUEST_SLOTS; slot++) {
+      const value = Atomics.load(table, slot);
+      if (value === 0n || (value & 1n) !== 0n) continue;
+      if (Atomics.compareExchange(table, slot, value, value + 1n) !== value) continue;
+      try {
+        cancel(Number(value));
+        n++;
+      } finally {
+        Atomics.store(table, slot, value);
+      }
+    }
+    return n;
   }
 
   /** Whether the owner's `stop()` began. */
@@ -130,11 +197,19 @@ export class SharedState {
 
   /**
    * The owner, after {@link stop}: resolves true once no worker holds a use, false when
-   * `deadline` (a `Date.now()` time) came first. Polls every millisecond or so.
+   * `deadline` (a `Date.now()` time) came first. Polls every millisecond or so; after
+   * {@link CANCEL_AFTER_MS} it cancels the requests still recorded ({@link cancelRecorded}).
    */
-  async drained(deadline: number): Promise<boolean> {
+  async drained(deadline: number, cancel: (address: number) => void): Promise<boolean> {
+    const cancelAt = Date.now() + CANCEL_AFTER_MS;
+    let cancelled = false;
     while (this.uses > 0) {
-      if (Date.now() >= deadline) return false;
+      const now = Date.now();
+      if (!cancelled && now >= cancelAt) {
+        cancelled = true;
+        this.cancelRecorded(cancel);
+      }
+      if (now >= deadline) return false;
       await new Promise((r) => setTimeout(r, 1));
     }
     return true;
@@ -167,7 +242,7 @@ export function checkHandle(value: unknown): SharedServerHandle {
     throw bad("no server address");
   }
   if (typeof h.options !== "object" || h.options === null) throw bad("no options");
-  if (!(h.state instanceof SharedArrayBuffer) || h.state.byteLength !== SLOTS * 4) {
+  if (!(h.state instanceof SharedArrayBuffer) || h.state.byteLength !== BYTES) {
     throw bad("its state is not the SharedArrayBuffer share() made");
   }
   return h as unknown as SharedServerHandle;

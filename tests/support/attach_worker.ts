@@ -15,6 +15,8 @@ interface Task {
   readonly task: "infer" | "stream-until-stop" | "attach" | "stream-forever";
   /** Elements of the repeat_int32 stream. */
   readonly n?: number;
+  /** Milliseconds repeat_int32 waits before each response of the long stream. @default 1 */
+  readonly delayMs?: number;
 }
 
 function errorOf(e: unknown): { code: string; message: string } {
@@ -97,7 +99,9 @@ async function run(message: Task, post: Post): Promise<void> {
   let count = 0;
   let ok = true;
   try {
-    const stream = server.model("repeat_int32").infer({ inputs: repeatInputs(values, 1) });
+    const stream = server.model("repeat_int32").infer({
+      inputs: repeatInputs(values, message.delayMs ?? 1),
+    });
     for await (const r of stream) {
       const [out, idx] = repeatPair(r);
       if (out !== count || idx !== count) ok = false;

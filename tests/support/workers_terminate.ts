@@ -8,10 +8,13 @@
  */
 import process from "node:process";
 import { TritonError } from "../../mod.ts";
-import { startServer } from "./env.ts";
+import { liveCounter, startServer } from "./env.ts";
 import { startWorker } from "./workers.ts";
 
 const rounds = Number(process.env.TERMINATE_ROUNDS ?? 4);
+/** The length of each worker's stream, and the wait before each of its responses (ms). */
+const n = Number(process.env.TERMINATE_STREAM ?? 300);
+const delayMs = Number(process.env.TERMINATE_DELAY_MS ?? 1);
 const server = await startServer({ exitTimeoutSecs: 2 });
 const handle = server.share();
 let ownerResponses = 0;
@@ -27,7 +30,7 @@ const load = (async () => {
 })();
 for (let i = 0; i < rounds; i++) {
   const workers = await Promise.all([startWorker(), startWorker()]);
-  for (const w of workers) w.post({ handle, task: "stream-forever", n: 300 });
+  for (const w of workers) w.post({ handle, task: "stream-forever", n, delayMs });
   await Promise.all(workers.map((w) => w.next("streaming")));
   await Promise.all(workers.map((w) => w.terminate()));
 }
@@ -40,7 +43,13 @@ try {
 } catch (e) {
   stop = e instanceof TritonError ? `${e.code}: ${e.message}` : String(e);
 }
+// Whether Triton still sends responses for the terminated workers' streams (the fake core's
+// count of live responses: none of theirs is ever deleted), after the stop cancelled them.
+const live = await liveCounter();
+const atStop = live?.("response");
+await new Promise((r) => setTimeout(r, 500));
 console.log(JSON.stringify({
+  liveResponses: [atStop, live?.("response")],
   rounds,
   ownerResponses,
   stop,

@@ -186,3 +186,16 @@ test("workers terminated mid-stream under load: no crash, their streams cancelle
     assert.equal(later, atStop, "Triton still sends responses to the terminated workers");
   }
 });
+
+test("examples/workers.ts: three workers infer on the owner's server, then it stops", {
+  skip: needsNative,
+}, async () => {
+  const r = await runScript("../examples/workers.ts", { WORKERS: "3" });
+  assert.equal(r.code, 0, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.deepEqual(r.stdout.trim().split("\n"), [
+    "worker 0: add_sub 16 sums, first 3",
+    "worker 1: add_sub 16 sums, first 4",
+    "worker 2: add_sub 16 sums, first 5",
+    "stopped",
+  ]);
+});

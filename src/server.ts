@@ -685,7 +685,12 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
    * (`TRITONSERVER_InferenceResponseDelete`: a kept response never makes the stop wait; what was
    * read from it stays readable, its output views are detached), then stops and deletes the
    * server (`TRITONSERVER_ServerStop`, `TRITONSERVER_ServerDelete`, both off the JS thread) and
-   * its response allocators. Safe to call twice.
+   * its response allocators. Safe to call twice. Where the server was shared ({@link share}),
+   * attached workers take no new work from the start of the stop; they end their streams
+   * `UNAVAILABLE`, and the stop waits (up to the exit timeout) until they released everything of
+   * the server before Triton's stop and delete; requests of a worker that has not within 100 ms
+   * (one that ended or was terminated) are cancelled. An attached server's `stop()` detaches it
+   * (see {@link attach}).
    * @throws {TritonError} INTERNAL when the exit timeout expired before Triton finished (an
    *   inference still running, a model still unloading): the server is then stopped but left
    *   undeleted, as deleting it under its model threads would crash the process; Triton's error

@@ -727,10 +727,6 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     children.releaseResponses();
     // What was released before is deleted before Triton stops (a live response holds its model).
     await lib.binding.nativeDeletes.drain();
-    // A server stopped outside this object (TRITONSERVER_ServerStop on its native() handle) is
-    // no longer live, and Triton's Stop then returns at once, whether or not its models have
-    // finished unloading: nothing in the C API can tell, and deleting it under an unload crashes
-    // the process. It is left as after an expired exit timeout.
     if (!workersDone) {
       // A worker still holds requests or responses of this server (one that ended without
       // stopping its attached server, or whose requests Triton has not released): deleting the
@@ -747,6 +743,10 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
           "or deleted; it is freed when the process exits",
       );
     }
+    // A server stopped outside this object (TRITONSERVER_ServerStop on its native() handle) is
+    // no longer live, and Triton's Stop then returns at once, whether or not its models have
+    // finished unloading: nothing in the C API can tell, and deleting it under an unload crashes
+    // the process. It is left as after an expired exit timeout.
     const stoppedOutside = !this.#isLive();
     if (!stoppedOutside) await children.quiet(); // see EXECUTE_GRACE_MS
     // The workers' last completions came on Triton's threads too (EXECUTE_GRACE_MS).

@@ -121,6 +121,27 @@ test("the owner's stop() ends a worker's stream UNAVAILABLE and resolves", {
   assert.equal(server.attachments, 0);
 });
 
+test("a model loaded or unloaded through any thread is so for every thread", {
+  skip: needsNative,
+}, async () => {
+  const server = await startServer({ modelControlMode: "explicit", startupModels: [] });
+  try {
+    const handle = server.share();
+    await withWorkers(1, async ([w]) => {
+      assert.equal(server.modelReady("identity_fp32"), false);
+      w.post({ handle, task: "load", model: "identity_fp32" });
+      assert.equal((await w.next("done")).ready, true);
+      assert.equal(server.modelReady("identity_fp32"), true); // loaded by the worker
+      await server.unloadModel("identity_fp32", { waitUntilUnloaded: true });
+      w.post({ handle, task: "ready", model: "identity_fp32" }); // a second attachment
+      assert.equal((await w.next("done")).ready, false); // unloaded by the owner
+    });
+    assert.equal(server.attachments, 0);
+  } finally {
+    await server.stop();
+  }
+});
+
 test("attaching after the owner stopped fails UNAVAILABLE", { skip: needsNative }, async () => {
   const server = await startServer();
   const handle = server.share();

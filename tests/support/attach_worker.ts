@@ -12,7 +12,9 @@ type Post = (message: unknown) => void;
 
 interface Task {
   readonly handle: SharedServerHandle;
-  readonly task: "infer" | "stream-until-stop" | "attach" | "stream-forever";
+  readonly task: "infer" | "stream-until-stop" | "attach" | "stream-forever" | "load" | "ready";
+  /** The model of "load" and "ready". */
+  readonly model?: string;
   /** Elements of the repeat_int32 stream. */
   readonly n?: number;
   /** Milliseconds repeat_int32 waits before each response of the long stream. @default 1 */
@@ -50,6 +52,14 @@ async function run(message: Task, post: Post): Promise<void> {
   if (message.task === "attach") {
     await server.stop();
     post({ kind: "done" });
+    return;
+  }
+  if (message.task === "load" || message.task === "ready") {
+    const name = message.model!;
+    if (message.task === "load") await server.loadModel(name);
+    const ready = server.modelReady(name);
+    await server.stop();
+    post({ kind: "done", ready });
     return;
   }
   if (message.task === "infer") {

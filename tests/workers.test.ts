@@ -101,12 +101,13 @@ test("the owner's stop() ends a worker's stream UNAVAILABLE and resolves", {
   const server = await startServer();
   const handle = server.share();
   await withWorkers(2, async (ws) => {
-    for (const w of ws) w.post({ handle, task: "stream-until-stop" });
+    // 2,000 responses 1 ms apart: the fake core ends the stream when cancelled, the real repeat
+    // backend sends it to its end (about 2 s), which stop() waits for.
+    for (const w of ws) w.post({ handle, task: "stream-until-stop", n: 2000 });
     await Promise.all(ws.map((w) => w.next("streaming")));
     assert.equal(server.attachments, 2);
-    const t0 = Date.now();
+    // It resolves: had a worker kept a use past the exit timeout, it would throw INTERNAL.
     await server.stop();
-    assert.ok(Date.now() - t0 < 5000, `stop() took ${Date.now() - t0} ms`);
     for (const w of ws) {
       const ended = await w.next("stream-ended");
       assert.equal(ended.ok, true);

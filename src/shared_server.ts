@@ -190,11 +190,6 @@ export class SharedState {
     Atomics.store(this.#i32, Slot.DELETED, 1);
   }
 
-  /** Whether the owner deleted the server. */
-  get isDeleted(): boolean {
-    return Atomics.load(this.#i32, Slot.DELETED) !== 0;
-  }
-
   /**
    * The owner, after {@link stop}: resolves true once no worker holds a use, false when
    * `deadline` (a `Date.now()` time) came first. Polls every millisecond or so; after

@@ -31,7 +31,7 @@ import {
   unregisterModelRepository,
 } from "./repository.ts";
 import type { InferTarget } from "./request.ts";
-import { EXECUTE_GRACE_MS, ServerChildren } from "./server_children.ts";
+import { ServerChildren } from "./server_children.ts";
 import {
   Attachment,
   checkHandle,
@@ -562,7 +562,12 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
    */
   share(): SharedServerHandle {
     const { lib, server } = this.#running();
-    const state = this.#attachment?.state ?? (this.#shared ??= new SharedState());
+    let state = this.#attachment?.state ?? this.#shared;
+    if (state === undefined) {
+      state = this.#shared = new SharedState();
+      // From now on unloads and the stop wait for the workers' callbacks too (EXECUTE_GRACE_MS).
+      this.#children!.shareCallbacks(state);
+    }
     return {
       kind: HANDLE_KIND,
       library: lib.path,
@@ -613,6 +618,7 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     const children = new ServerChildren(lib, {
       idle: () => attachment.maybeIdle(),
       table: state,
+      callbacks: state,
     });
     server.#lib = lib;
     server.#server = lib.ffi.fromAddress(h.server);
@@ -702,7 +708,6 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     if (this.#attachment) return await this.#detach();
     const shared = this.#shared;
     shared?.stop(); // attached workers take no new use from now on
-    const workersUsed = shared !== undefined && shared.uses > 0;
     const lib = this.#lib!;
     const children = this.#children!;
     const pending = [...children.requests];
@@ -748,11 +753,8 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     // finished unloading: nothing in the C API can tell, and deleting it under an unload crashes
     // the process. It is left as after an expired exit timeout.
     const stoppedOutside = !this.#isLive();
-    if (!stoppedOutside) await children.quiet(); // see EXECUTE_GRACE_MS
-    // The workers' last completions came on Triton's threads too (EXECUTE_GRACE_MS).
-    if (workersUsed && !stoppedOutside) {
-      await new Promise((r) => setTimeout(r, EXECUTE_GRACE_MS));
-    }
+    // See EXECUTE_GRACE_MS: once shared, after the workers' last callbacks too.
+    if (!stoppedOutside) await children.quiet();
     const stopErr = stoppedOutside
       ? lib.ffi.NULL
       : await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);

@@ -42,6 +42,14 @@ export interface RequestTable {
   erase(slot: number, address: number): void;
 }
 
+/** The count of responses delivered and requests released that every thread sharing a server
+ * adds to (`SharedState` of `shared_server.ts`), so that {@link ServerChildren.quiet} waits for
+ * the other threads' callbacks too. */
+export interface CallbackCount {
+  bump(): void;
+  count(): number;
+}
+
 /** A request in flight, as the server sees it. */
 export interface OwnedRequest {
   /** Ends the request's stream with `error` and cancels it in Triton. */
@@ -73,12 +81,29 @@ export class ServerChildren implements ResponseOwner {
   readonly #idle: (() => void) | undefined;
   /** Where an attached server records its requests for the owner to cancel. */
   readonly #table: RequestTable | undefined;
+  /** The count shared with the other threads, once the server is shared. */
+  #shared: CallbackCount | undefined;
 
-  constructor(lib: TritonLibrary, attached?: { idle(): void; table: RequestTable }) {
+  constructor(
+    lib: TritonLibrary,
+    attached?: { idle(): void; table: RequestTable; callbacks: CallbackCount },
+  ) {
     this.lib = lib;
     this.binding = lib.binding;
     this.#idle = attached && (() => attached.idle());
     this.#table = attached?.table;
+    this.#shared = attached?.callbacks;
+  }
+
+  /** The server is shared from now on: its callbacks count in `count`, and {@link quiet} waits
+   * for every thread's. */
+  shareCallbacks(count: CallbackCount): void {
+    this.#shared = count;
+  }
+
+  /** Callbacks so far: every thread's once shared, else this server's. */
+  #count(): number {
+    return this.#shared ? this.#shared.count() : this.#callbacks;
   }
 
   /** Records a request Triton took (an attached server's, for its owner to cancel): its slot,
@@ -124,7 +149,10 @@ export class ServerChildren implements ResponseOwner {
 
   /** A request is no longer in flight: Triton released it, or never took it. */
   finished(request: OwnedRequest): void {
-    if (this.requests.delete(request)) this.#callbacks++;
+    if (this.requests.delete(request)) {
+      this.#callbacks++;
+      this.#shared?.bump();
+    }
     this.#maybeIdle();
   }
 
@@ -133,18 +161,19 @@ export class ServerChildren implements ResponseOwner {
    * goes on sending ends the wait), and at once when none came since the last wait ended: call it
    * before a Triton call that may unload a model. */
   async quiet(): Promise<void> {
-    if (this.#callbacks === this.#quietAt) return;
+    if (this.#count() === this.#quietAt) return;
     for (let i = 0; i < 10; i++) {
-      const before = this.#callbacks;
+      const before = this.#count();
       await new Promise((r) => setTimeout(r, EXECUTE_GRACE_MS));
-      if (this.#callbacks === before) break;
+      if (this.#count() === before) break;
     }
-    this.#quietAt = this.#callbacks;
+    this.#quietAt = this.#count();
   }
 
   /** Takes ownership of a response Triton delivered. */
   adopt(pointer: Ptr): NativeResponse {
     this.#callbacks++;
+    this.#shared?.bump();
     const response = new NativeResponse(this, pointer);
     this.responses.add(response);
     return response;
@@ -153,6 +182,7 @@ export class ServerChildren implements ResponseOwner {
   /** Deletes a response Triton delivered for a request whose consumer is gone. */
   drop(pointer: Ptr): void {
     this.#callbacks++;
+    this.#shared?.bump();
     if (!this.#closed) this.lib.binding.nativeDeletes.response(pointer);
   }
 

@@ -15,6 +15,10 @@
  *   a delete queued): from its first request until all of that is gone and its deletes drained;
  * - for a repository operation running off its thread, until it settles.
  *
+ * Every thread sharing the server adds its responses delivered and requests released to
+ * `CALLBACKS`, so that a thread's wait before a call that may unload a model (`EXECUTE_GRACE_MS`
+ * of `server_children.ts`: the stop, `unloadModel`) waits out every thread's last callbacks.
+ *
  * A worker notices `STOPPING` by a timer that runs only while it holds a use (every
  * {@link WATCH_MS}): it then ends its streams `UNAVAILABLE`, cancels their requests, waits for
  * Triton to release them, deletes its responses and drops its use.
@@ -37,10 +41,12 @@ const Slot = {
   USES: 2,
   /** 1 once the owner deleted the server. */
   DELETED: 3,
+  /** Responses delivered and requests released, by every thread (see `EXECUTE_GRACE_MS`). */
+  CALLBACKS: 4,
 } as const;
-const SLOTS = 4;
+const SLOTS = 5;
 /** Bytes before the request table (the counters, padded to 8). */
-const HEADER = 16;
+const HEADER = 24;
 /** How many workers' requests in flight the table records (further ones are not recorded: the
  * owner cannot cancel them). */
 export const REQUEST_SLOTS = 8192;
@@ -165,6 +171,16 @@ export class SharedState {
   /** Takes one more use while already holding one (the owner cannot have passed its wait). */
   hold(): void {
     Atomics.add(this.#i32, Slot.USES, 1);
+  }
+
+  /** Counts a response delivered or a request released, on any thread. */
+  bump(): void {
+    Atomics.add(this.#i32, Slot.CALLBACKS, 1);
+  }
+
+  /** Responses delivered and requests released so far, on every thread (wraps at 2^32). */
+  count(): number {
+    return Atomics.load(this.#i32, Slot.CALLBACKS);
   }
 
   /** Gives a use back. */

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { Server, TritonError } from "../mod.ts";
 import { test } from "./support/test.ts";
 import { runScript, startServer } from "./support/env.ts";
+import { EXECUTE_GRACE_MS } from "../src/server_children.ts";
 import { startWorker, type TestWorker } from "./support/workers.ts";
 
 /** Whether this run's binding has the native callbacks, which attaching needs. */
@@ -143,6 +144,29 @@ test("a model loaded or unloaded through any thread is so for every thread", {
   }
 });
 
+test("the owner's unloadModel() waits out the workers' last callbacks too (EXECUTE_GRACE_MS)", {
+  skip: needsNative,
+}, async () => {
+  const server = await startServer({
+    modelControlMode: "explicit",
+    startupModels: ["add_sub", "identity_int32", "repeat_int32"],
+  });
+  try {
+    const handle = server.share();
+    await withWorkers(1, async ([w]) => {
+      w.post({ handle, task: "infer", n: 5 });
+      await w.next("done");
+    });
+    // The owner itself had no callback: only the workers' make it wait before the unload.
+    const t0 = Date.now();
+    await server.unloadModel("add_sub", { waitUntilUnloaded: true });
+    assert.ok(Date.now() - t0 >= EXECUTE_GRACE_MS - 5, `unloaded after ${Date.now() - t0} ms`);
+    assert.equal(server.modelReady("add_sub"), false);
+  } finally {
+    await server.stop();
+  }
+});
+
 test("attaching after the owner stopped fails UNAVAILABLE", { skip: needsNative }, async () => {
   const server = await startServer();
   const handle = server.share();
@@ -199,7 +223,9 @@ test("workers terminated mid-stream under load: no crash, their streams cancelle
   const last = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
   assert.equal(last.rounds, 4);
   assert.ok(last.ownerResponses > 0);
-  assert.match(last.stop, /^INTERNAL: attached workers still held 8 use\(s\)/);
+  // Deno's terminate() returns before the worker stops running: one that still runs when the
+  // stop begins ends its stream and gives its use back, as any worker does (seen under load).
+  assert.match(last.stop, /^INTERNAL: attached workers still held [1-8] use\(s\)/);
   assert.match(last.stop, /not stopped or deleted/);
   assert.equal(last.attachments, 8);
   const [atStop, later] = last.liveResponses;

@@ -15,6 +15,8 @@ const rounds = Number(process.env.TERMINATE_ROUNDS ?? 4);
 /** The length of each worker's stream, and the wait before each of its responses (ms). */
 const n = Number(process.env.TERMINATE_STREAM ?? 300);
 const delayMs = Number(process.env.TERMINATE_DELAY_MS ?? 1);
+/** How long the owner waits after the last terminate() before its stop (ms). */
+const settleMs = Number(process.env.TERMINATE_SETTLE_MS ?? 0);
 const server = await startServer({ exitTimeoutSecs: 2 });
 const handle = server.share();
 let ownerResponses = 0;
@@ -34,6 +36,7 @@ for (let i = 0; i < rounds; i++) {
   await Promise.all(workers.map((w) => w.next("streaming")));
   await Promise.all(workers.map((w) => w.terminate()));
 }
+await new Promise((r) => setTimeout(r, settleMs));
 loading = false;
 await load;
 const t0 = Date.now();

@@ -110,6 +110,9 @@ export interface InferTarget {
   readonly placingAllocator: () => Ptr;
   readonly model: string;
   readonly version: number;
+  /** Whether the server is attached to one another thread owns (`Server.attach()`): traces,
+   * whose callbacks are JS, are refused there. */
+  readonly attached?: boolean;
 }
 
 /**
@@ -137,6 +140,13 @@ export function submit(
     req.outputMemory ?? "cpu",
     req.allowMemoryFallback ?? false,
   );
+  if (target.attached && req.trace !== undefined) {
+    throw new TritonError(
+      "UNSUPPORTED",
+      "trace: a server attached in a worker (Server.attach()) does not trace requests: Triton " +
+        "calls trace callbacks, which are JS, and could call them after the worker ended",
+    );
+  }
   const tracing = req.trace === undefined ? undefined : traceSettings(req.trace);
   const tensors: [string, Tensor][] = Object.entries(req.inputs).map(([name, value]) => {
     try {

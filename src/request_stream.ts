@@ -96,6 +96,8 @@ export class RequestStream
   #request: Ptr;
   /** JS memory Triton reads from until release (input data). */
   #keep: unknown[];
+  /** Its slot in the owner's table of attached requests (-1: none). */
+  #slot = -1;
   /** Its completions' route, while Triton may call back for it. */
   #tracked: Tracked | undefined;
   #native: NativeState = Native.INFLIGHT;
@@ -141,6 +143,7 @@ export class RequestStream
    * @param request the request, where the native submitter made it after this stream. */
   submitted(signal: AbortSignal | undefined, request?: Ptr): void {
     if (request !== undefined) this.#request = request;
+    this.#slot = this.#options.owner.record(this.#request);
     if (!signal) return;
     this.#signal = signal;
     if (signal.aborted) return this.#onAbort();
@@ -213,6 +216,8 @@ export class RequestStream
   /** FINAL and release both came: the request is deleted and its route freed. */
   #finish(): void {
     this.#tracked?.untrack();
+    this.#options.owner.erase(this.#slot, this.#request);
+    this.#slot = -1;
     this.#options.owner.finished(this);
     // Deleted on a later macrotask (off the JS thread when many are pending), unless its server
     // already released everything: then the server is being deleted.

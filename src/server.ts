@@ -32,6 +32,14 @@ import {
 } from "./repository.ts";
 import type { InferTarget } from "./request.ts";
 import { ServerChildren } from "./server_children.ts";
+import {
+  Attachment,
+  checkHandle,
+  HANDLE_KIND,
+  ownerStopping,
+  type SharedServerHandle,
+  SharedState,
+} from "./shared_server.ts";
 import { type ModelStatistics, modelStatistics } from "./statistics.ts";
 
 /**
@@ -135,6 +143,11 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
   /** What Triton's logger was set to through this server: its `log` options, with the changes of
    * {@link updateLog} since (set at the first {@link logOptions}). */
   #logOptions: LogOptions | undefined;
+  /** The state shared with attached workers, from the first {@link share} (the owner). */
+  #shared: SharedState | undefined;
+  /** This server's uses of a server another thread owns ({@link attach}); undefined in the
+   * owner. */
+  #attachment: Attachment | undefined;
 
   /** @param options see {@link ServerOptions}; validated by `start()`. */
   constructor(options: ServerOptions) {
@@ -284,7 +297,9 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
   /** @internal What `Model.infer` needs. */
   inferTarget(model: string, version: number): InferTarget {
     const { server } = this.#running();
+    this.#attachment?.busy();
     return {
+      attached: this.#attachment !== undefined,
       owner: this.#children!,
       server,
       allocator: this.#allocator!,
@@ -399,6 +414,7 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
   }
 
   #track<T>(operation: Promise<T>): Promise<T> {
+    this.#attachment?.during(operation);
     this.#operations.add(operation);
     const done = () => this.#operations.delete(operation);
     operation.then(done, done);
@@ -518,7 +534,154 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
         `server is ${this.#state === "new" ? "not started" : this.#state}`,
       );
     }
+    // An attached server: a use of the shared server for this turn's calls (the owner does not
+    // delete it meanwhile), refused once the owner is stopping.
+    this.#attachment?.enter("the server");
     return { lib: this.#lib!, server: this.#server! };
+  }
+
+  /**
+   * A handle on this running server for worker threads (Deno and Bun `Worker`,
+   * `node:worker_threads`): a plain object to post to a worker, where {@link Server.attach} makes
+   * a server of it that runs on the same `TRITONSERVER_Server` — the same loaded models, each
+   * worker with its own callbacks, completion ring and allocator. Its `state` is a
+   * `SharedArrayBuffer`: attached workers count their uses there, and {@link stop} waits for
+   * them (their streams end `UNAVAILABLE`) before it deletes the server. Makes no C call; every
+   * call returns a handle on the same shared state.
+   * @example
+   * ```ts
+   * import { Server } from "tritonffi";
+   *
+   * await using server = await new Server({ modelRepository: "./models" }).start();
+   * const handle = server.share();
+   * console.log(handle.kind, handle.state instanceof SharedArrayBuffer); // tritonffi.SharedServer true
+   * // new Worker(url, { type: "module" }).postMessage(handle); in the worker:
+   * // await using shared = await Server.attach(handle);
+   * ```
+   * @throws {TritonError} UNAVAILABLE when the server is not running.
+   */
+  share(): SharedServerHandle {
+    const { lib, server } = this.#running();
+    let state = this.#attachment?.state ?? this.#shared;
+    if (state === undefined) {
+      state = this.#shared = new SharedState();
+      // From now on unloads and the stop wait for the workers' callbacks too (EXECUTE_GRACE_MS).
+      this.#children!.shareCallbacks(state);
+    }
+    return {
+      kind: HANDLE_KIND,
+      library: lib.path,
+      server: lib.ffi.address(server),
+      options: this.options,
+      state: state.buffer,
+    };
+  }
+
+  /**
+   * Attaches to a server another thread started and shared ({@link share}): the server it
+   * returns calls the same `TRITONSERVER_Server` — `model(name).infer()`, `inferOne`, streams,
+   * cancellation, metadata, statistics, model loading (seen by every thread) — with this
+   * thread's own callbacks, completion ring and response allocator. Its {@link stop} (or
+   * `await using`) detaches: it ends this thread's streams `UNAVAILABLE`, waits until Triton
+   * released their requests and deletes this thread's responses, and leaves Triton running. When
+   * the owner stops, this server's streams end `UNAVAILABLE` and every later call throws
+   * UNAVAILABLE. Stop it before the worker ends: a worker that ends (or is terminated) holding
+   * requests or responses keeps the owner's `stop()` waiting for them, until its exit timeout,
+   * after which the owner leaves the server undeleted (see docs/api.md, "Workers").
+   * @param handle what `share()` returned, posted to this thread.
+   * @throws {TritonError} INVALID_ARG for anything but such a handle; UNAVAILABLE when the
+   *   owner is stopping or stopped; UNSUPPORTED where this thread would run JS callbacks
+   *   (`TRITONFFI_CALLBACKS=js`, or no native path: `info().fallbackReason`), which Triton's
+   *   threads could call after this thread ended; Triton's error creating the allocator.
+   * @throws {LibraryLoadError} when this thread cannot load the library.
+   */
+  static async attach<M extends ModelDeclarations<M> = Record<never, never>>(
+    handle: SharedServerHandle,
+  ): Promise<Server<M>> {
+    const h = checkHandle(handle);
+    const state = new SharedState(h.state);
+    if (state.stopping) throw ownerStopping("Server.attach()");
+    const lib = await loadTriton(h.library);
+    const callbacks = lib.binding.callbacks;
+    if (callbacks.mode !== "native") {
+      throw new TritonError(
+        "UNSUPPORTED",
+        "Server.attach() needs the native callbacks (Triton's threads could otherwise call a JS " +
+          "callback of a thread that has ended, which crashes the process); here the binding " +
+          `runs JS callbacks: ${callbacks.fallbackReason ?? "unknown reason"}`,
+      );
+    }
+    void lib.binding.nativeDeletes;
+    const attachment = new Attachment(state);
+    attachment.enter("Server.attach()");
+    const server = new Server<M>(h.options);
+    const children = new ServerChildren(lib, {
+      idle: () => attachment.maybeIdle(),
+      table: state,
+      callbacks: state,
+    });
+    server.#lib = lib;
+    server.#server = lib.ffi.fromAddress(h.server);
+    server.#children = children;
+    server.#attachment = attachment;
+    server.#allocator = createAllocator(lib, callbacks.allocator);
+    attachment.watch({
+      busy: () => children.busy,
+      drain: () => server.#drainDeletes(),
+      close: () => server.#closeAttached(),
+    });
+    state.attach();
+    server.#state = "running";
+    return server;
+  }
+
+  /** Whether this server is attached to one another thread owns ({@link attach}). */
+  get attached(): boolean {
+    return this.#attachment !== undefined;
+  }
+
+  /** How many attached servers (in workers) use this one now: attached and not yet stopped. 0
+   * before {@link share}. */
+  get attachments(): number {
+    return (this.#attachment?.state ?? this.#shared)?.attached ?? 0;
+  }
+
+  async #drainDeletes(): Promise<void> {
+    const lib = this.#lib!;
+    lib.binding.deletes.flush();
+    await lib.binding.nativeDeletes.drain();
+  }
+
+  /** An attached server's work ends: its streams end UNAVAILABLE and their requests are
+   * cancelled; once Triton released them, its responses are deleted. Its use of the shared
+   * server is kept (the owner waits) while a request is still in flight after the exit timeout. */
+  async #closeAttached(): Promise<void> {
+    const children = this.#children!;
+    const pending = [...children.requests];
+    const error = this.#attachment!.state.stopping
+      ? ownerStopping("the stream")
+      : new TritonError("UNAVAILABLE", "server is stopping");
+    for (const r of pending) r.abort(error);
+    const timeoutMs = exitTimeoutSecs(this.options) * 1000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all(pending.map((r) => r.finished)),
+      new Promise((r) => (timer = setTimeout(r, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    await Promise.allSettled([...this.#operations]);
+    if (children.requests.size > 0) {
+      // Triton still has requests of this thread, whose callbacks push into this thread's ring:
+      // the owner must not delete the server under them.
+      throw new TritonError(
+        "INTERNAL",
+        `${children.requests.size} request(s) not released by Triton within exitTimeoutSecs: ` +
+          "the owner's stop() waits for them",
+      );
+    }
+    await this.#drainDeletes();
+    children.close();
+    await this.#drainDeletes();
   }
 
   /**
@@ -528,7 +691,12 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
    * (`TRITONSERVER_InferenceResponseDelete`: a kept response never makes the stop wait; what was
    * read from it stays readable, its output views are detached), then stops and deletes the
    * server (`TRITONSERVER_ServerStop`, `TRITONSERVER_ServerDelete`, both off the JS thread) and
-   * its response allocators. Safe to call twice.
+   * its response allocators. Safe to call twice. Where the server was shared ({@link share}),
+   * attached workers take no new work from the start of the stop; they end their streams
+   * `UNAVAILABLE`, and the stop waits (up to the exit timeout) until they released everything of
+   * the server before Triton's stop and delete; requests of a worker that has not within 100 ms
+   * (one that ended or was terminated) are cancelled. An attached server's `stop()` detaches it
+   * (see {@link attach}).
    * @throws {TritonError} INTERNAL when the exit timeout expired before Triton finished (an
    *   inference still running, a model still unloading): the server is then stopped but left
    *   undeleted, as deleting it under its model threads would crash the process; Triton's error
@@ -537,6 +705,9 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
   async stop(): Promise<void> {
     if (this.#state !== "running") return;
     this.#state = "stopping";
+    if (this.#attachment) return await this.#detach();
+    const shared = this.#shared;
+    shared?.stop(); // attached workers take no new use from now on
     const lib = this.#lib!;
     const children = this.#children!;
     const pending = [...children.requests];
@@ -544,23 +715,46 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     for (const r of pending) r.abort(stopping);
     const timeoutMs = exitTimeoutSecs(this.options) * 1000;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = Date.now() + timeoutMs;
     await Promise.race([
       Promise.all(pending.map((r) => r.finished)),
       new Promise((r) => (timer = setTimeout(r, timeoutMs))),
     ]);
     clearTimeout(timer);
+    // Attached workers end their streams and give their uses back (see shared_server.ts).
+    // A worker that ended or was terminated cannot: its requests recorded are cancelled here.
+    const workersDone = shared === undefined || await shared.drained(deadline, (address) => {
+      discard(lib, lib.api.TRITONSERVER_InferenceRequestCancel(lib.ffi.fromAddress(address)));
+    });
     // Loads and unloads run on other threads and use the server: let them finish first.
     await Promise.allSettled([...this.#operations]);
     lib.binding.deletes.flush();
     children.releaseResponses();
     // What was released before is deleted before Triton stops (a live response holds its model).
     await lib.binding.nativeDeletes.drain();
+    if (!workersDone) {
+      // A worker still holds requests or responses of this server (one that ended without
+      // stopping its attached server, or whose requests Triton has not released): deleting the
+      // server under them could crash the process. It is left as after an expired exit timeout.
+      this.#server = undefined;
+      this.#allocator = undefined;
+      this.#placingAllocator = undefined;
+      this.#state = "stopped";
+      throw new TritonError(
+        "INTERNAL",
+        `attached workers still held ${shared!.uses} use(s) of the server after ` +
+          "exitTimeoutSecs (a worker that ended, or was terminated, without stopping its " +
+          "attached server, or requests Triton had not released): the server was not stopped " +
+          "or deleted; it is freed when the process exits",
+      );
+    }
     // A server stopped outside this object (TRITONSERVER_ServerStop on its native() handle) is
     // no longer live, and Triton's Stop then returns at once, whether or not its models have
     // finished unloading: nothing in the C API can tell, and deleting it under an unload crashes
     // the process. It is left as after an expired exit timeout.
     const stoppedOutside = !this.#isLive();
-    if (!stoppedOutside) await children.quiet(); // see EXECUTE_GRACE_MS
+    // See EXECUTE_GRACE_MS: once shared, after the workers' last callbacks too.
+    if (!stoppedOutside) await children.quiet();
     const stopErr = stoppedOutside
       ? lib.ffi.NULL
       : await lib.apiAsync.TRITONSERVER_ServerStop(this.#server!);
@@ -595,6 +789,7 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     }
     children.close();
     await this.#deleteServer();
+    shared?.deleted();
     if (this.#allocator) {
       check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));
       this.#allocator = undefined;
@@ -604,6 +799,25 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
       this.#placingAllocator = undefined;
     }
     this.#state = "stopped";
+  }
+
+  /** An attached server's {@link stop}: its work ends, Triton stays. */
+  async #detach(): Promise<void> {
+    const lib = this.#lib!;
+    try {
+      await this.#attachment!.detach();
+    } finally {
+      this.#server = undefined;
+      this.#state = "stopped";
+    }
+    if (this.#allocator) {
+      check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#allocator));
+      this.#allocator = undefined;
+    }
+    if (this.#placingAllocator) {
+      check(lib, lib.api.TRITONSERVER_ResponseAllocatorDelete(this.#placingAllocator));
+      this.#placingAllocator = undefined;
+    }
   }
 
   async #deleteServer(): Promise<void> {

@@ -35,6 +35,21 @@ export const VIEWED_BYTES_BUDGET = 64 * 2 ** 20;
  */
 export const EXECUTE_GRACE_MS = 100;
 
+/** Where an attached server records its requests in flight (`SharedState` of
+ * `shared_server.ts`). */
+export interface RequestTable {
+  record(address: number): number;
+  erase(slot: number, address: number): void;
+}
+
+/** The count of responses delivered and requests released that every thread sharing a server
+ * adds to (`SharedState` of `shared_server.ts`), so that {@link ServerChildren.quiet} waits for
+ * the other threads' callbacks too. */
+export interface CallbackCount {
+  bump(): void;
+  count(): number;
+}
+
 /** A request in flight, as the server sees it. */
 export interface OwnedRequest {
   /** Ends the request's stream with `error` and cancels it in Triton. */
@@ -61,9 +76,54 @@ export class ServerChildren implements ResponseOwner {
   /** {@link #callbacks} when a {@link quiet} wait last ended. */
   #quietAt = 0;
 
-  constructor(lib: TritonLibrary) {
+  /** Told when the last request in flight or response held went away (an attached server's
+   * use of the shared server ends then: `shared_server.ts`). */
+  readonly #idle: (() => void) | undefined;
+  /** Where an attached server records its requests for the owner to cancel. */
+  readonly #table: RequestTable | undefined;
+  /** The count shared with the other threads, once the server is shared. */
+  #shared: CallbackCount | undefined;
+
+  constructor(
+    lib: TritonLibrary,
+    attached?: { idle(): void; table: RequestTable; callbacks: CallbackCount },
+  ) {
     this.lib = lib;
     this.binding = lib.binding;
+    this.#idle = attached && (() => attached.idle());
+    this.#table = attached?.table;
+    this.#shared = attached?.callbacks;
+  }
+
+  /** The server is shared from now on: its callbacks count in `count`, and {@link quiet} waits
+   * for every thread's. */
+  shareCallbacks(count: CallbackCount): void {
+    this.#shared = count;
+  }
+
+  /** Callbacks so far: every thread's once shared, else this server's. */
+  #count(): number {
+    return this.#shared ? this.#shared.count() : this.#callbacks;
+  }
+
+  /** Records a request Triton took (an attached server's, for its owner to cancel): its slot,
+   * -1 when not recorded. */
+  record(request: Ptr): number {
+    return this.#table ? this.#table.record(this.lib.ffi.address(request)) : -1;
+  }
+
+  /** The request recorded at `slot` is about to be deleted (waits while the owner cancels it). */
+  erase(slot: number, request: Ptr): void {
+    if (slot >= 0) this.#table!.erase(slot, this.lib.ffi.address(request));
+  }
+
+  /** Whether a request is in flight or a response not yet deleted. */
+  get busy(): boolean {
+    return this.requests.size > 0 || this.responses.size > 0;
+  }
+
+  #maybeIdle(): void {
+    if (this.#idle !== undefined && !this.busy) this.#idle();
   }
 
   /** Whether {@link close} ran: nothing native of this server may be touched any more. */
@@ -89,7 +149,11 @@ export class ServerChildren implements ResponseOwner {
 
   /** A request is no longer in flight: Triton released it, or never took it. */
   finished(request: OwnedRequest): void {
-    if (this.requests.delete(request)) this.#callbacks++;
+    if (this.requests.delete(request)) {
+      this.#callbacks++;
+      this.#shared?.bump();
+    }
+    this.#maybeIdle();
   }
 
   /** Resolves once {@link EXECUTE_GRACE_MS} have passed with no response delivered and no
@@ -97,18 +161,19 @@ export class ServerChildren implements ResponseOwner {
    * goes on sending ends the wait), and at once when none came since the last wait ended: call it
    * before a Triton call that may unload a model. */
   async quiet(): Promise<void> {
-    if (this.#callbacks === this.#quietAt) return;
+    if (this.#count() === this.#quietAt) return;
     for (let i = 0; i < 10; i++) {
-      const before = this.#callbacks;
+      const before = this.#count();
       await new Promise((r) => setTimeout(r, EXECUTE_GRACE_MS));
-      if (this.#callbacks === before) break;
+      if (this.#count() === before) break;
     }
-    this.#quietAt = this.#callbacks;
+    this.#quietAt = this.#count();
   }
 
   /** Takes ownership of a response Triton delivered. */
   adopt(pointer: Ptr): NativeResponse {
     this.#callbacks++;
+    this.#shared?.bump();
     const response = new NativeResponse(this, pointer);
     this.responses.add(response);
     return response;
@@ -117,6 +182,7 @@ export class ServerChildren implements ResponseOwner {
   /** Deletes a response Triton delivered for a request whose consumer is gone. */
   drop(pointer: Ptr): void {
     this.#callbacks++;
+    this.#shared?.bump();
     if (!this.#closed) this.lib.binding.nativeDeletes.response(pointer);
   }
 
@@ -136,6 +202,7 @@ export class ServerChildren implements ResponseOwner {
   released(response: NativeResponse): void {
     this.responses.delete(response);
     this.#registry.unregister(response);
+    this.#maybeIdle();
   }
 
   /** Deletes every response still owned, here and now (what users kept becomes unreadable:

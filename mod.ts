@@ -16,7 +16,7 @@
  * @module
  */
 export { Server, type ServerInfo, type StartOptions } from "./src/server.ts";
-export type { SharedServerHandle } from "./src/shared_server.ts";
+export type { AttachOptions, SharedServerHandle } from "./src/shared_server.ts";
 export type {
   ByteSize,
   CacheOptions,

@@ -22,7 +22,9 @@ const self = globalThis as unknown as {
 /** What a worker does: attach, infer, detach (`await using` stops the attached server, which
  * leaves Triton running). */
 async function work(handle: SharedServerHandle, index: number): Promise<string> {
-  await using server = await Server.attach(handle);
+  // On Bun attaching is an opt-in: a worker terminated while Triton holds its requests is not
+  // safe there. This one stops its server (`await using`) before it ends.
+  await using server = await Server.attach(handle, { allowBunWorkers: true });
   const INPUT0 = new Float32Array(16).fill(index + 1);
   const INPUT1 = new Float32Array(16).fill(2);
   using response = await server.model("add_sub").inferOne({ inputs: { INPUT0, INPUT1 } });

@@ -253,7 +253,13 @@ export function submit(
         userp,
       ),
     );
-    const trace: PendingTrace | undefined = traceFor(lib, tracing, span);
+    // An attached server's span goes without Triton's timestamps: they come through trace
+    // callbacks, which are JS, and Triton could call them after the worker ended.
+    const trace: PendingTrace | undefined = traceFor(
+      lib,
+      tracing,
+      target.attached ? undefined : span,
+    );
     const err = api.TRITONSERVER_ServerInferAsync(server, request, trace?.pointer ?? ffi.NULL);
     if (!ffi.isNull(err)) {
       trace?.notSubmitted();

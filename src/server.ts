@@ -34,6 +34,8 @@ import type { InferTarget } from "./request.ts";
 import { ServerChildren } from "./server_children.ts";
 import {
   Attachment,
+  type AttachOptions,
+  checkAttachRuntime,
   checkHandle,
   HANDLE_KIND,
   ownerStopping,
@@ -589,7 +591,9 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
    * requests or responses keeps the owner's `stop()` waiting for them, until its exit timeout,
    * after which the owner leaves the server undeleted (see docs/api.md, "Workers").
    * @param handle what `share()` returned, posted to this thread.
-   * @throws {TritonError} INVALID_ARG for anything but such a handle; UNAVAILABLE when the
+   * @param options `allowBunWorkers`: attach on Bun anyway (see {@link AttachOptions}).
+   * @throws {TritonError} INVALID_ARG for anything but such a handle, or bad options;
+   *   UNSUPPORTED on Bun without `allowBunWorkers`; UNAVAILABLE when the
    *   owner is stopping or stopped; UNSUPPORTED where this thread would run JS callbacks
    *   (`TRITONFFI_CALLBACKS=js`, or no native path: `info().fallbackReason`), which Triton's
    *   threads could call after this thread ended; Triton's error creating the allocator.
@@ -597,8 +601,10 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
    */
   static async attach<M extends ModelDeclarations<M> = Record<never, never>>(
     handle: SharedServerHandle,
+    options: AttachOptions = {},
   ): Promise<Server<M>> {
     const h = checkHandle(handle);
+    checkAttachRuntime(options);
     const state = new SharedState(h.state);
     if (state.stopping) throw ownerStopping("Server.attach()");
     const lib = await loadTriton(h.library);

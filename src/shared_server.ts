@@ -25,8 +25,10 @@
  *
  * @module
  */
+import { env, runtimeName } from "../ffi/mod.ts";
 import { TritonError } from "./errors.ts";
 import type { ServerOptions } from "./options.ts";
+import { describeValue } from "./value_checks.ts";
 
 /** How often a worker that holds a use reads the owner's `STOPPING` flag, ms. */
 export const WATCH_MS = 5;
@@ -393,4 +395,59 @@ function unref(timer: ReturnType<typeof setInterval>): void {
   } else {
     (timer as { unref?: () => void }).unref?.();
   }
+}
+
+/** What `Server.attach()` takes beside the handle. */
+export interface AttachOptions {
+  /**
+   * On Bun, attach anyway. Bun's completion ring wakes its thread through a threadsafe
+   * `JSCallback`, and its ring producers and response allocator are C that `cc()` compiled in
+   * the attaching thread: a worker terminated (or ended) while Triton still holds its requests
+   * leaves Triton's threads calling into what that thread owned, which Bun does not promise to
+   * keep. A worker whose attached server is stopped before it ends is not at risk. Without this
+   * option `TRITONFFI_ALLOW_BUN_WORKERS=1` decides.
+   * @default false
+   */
+  readonly allowBunWorkers?: boolean;
+}
+
+/** The variable that opts in to attaching on Bun where `allowBunWorkers` is not given. */
+export const ALLOW_BUN_WORKERS_ENV = "TRITONFFI_ALLOW_BUN_WORKERS";
+
+/**
+ * Refuses `Server.attach()` on Bun unless opted in (see {@link AttachOptions.allowBunWorkers}).
+ * @throws {TritonError} INVALID_ARG for options that are not `{ allowBunWorkers?: boolean }` or a
+ *   `TRITONFFI_ALLOW_BUN_WORKERS` other than `0` or `1`; UNSUPPORTED on Bun without the opt-in.
+ */
+export function checkAttachRuntime(options: unknown): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TritonError(
+      "INVALID_ARG",
+      `Server.attach() options must be { allowBunWorkers?: boolean }, not ${
+        describeValue(options)
+      }`,
+    );
+  }
+  const allow = (options as AttachOptions).allowBunWorkers;
+  if (allow !== undefined && typeof allow !== "boolean") {
+    throw new TritonError(
+      "INVALID_ARG",
+      `allowBunWorkers must be a boolean, not ${describeValue(allow)}`,
+    );
+  }
+  const fromEnv = allow === undefined ? env(ALLOW_BUN_WORKERS_ENV) : undefined;
+  if (fromEnv !== undefined && fromEnv !== "" && fromEnv !== "0" && fromEnv !== "1") {
+    throw new TritonError(
+      "INVALID_ARG",
+      `${ALLOW_BUN_WORKERS_ENV} must be 0 or 1, not ${JSON.stringify(fromEnv)}`,
+    );
+  }
+  if (runtimeName() !== "bun" || (allow ?? fromEnv === "1")) return;
+  throw new TritonError(
+    "UNSUPPORTED",
+    "Server.attach() on Bun: a worker terminated while Triton holds its requests would leave " +
+      "Triton's threads calling a JSCallback and cc()-compiled code of a thread that ended, " +
+      "which Bun does not keep; stop the attached server before the worker ends and opt in with " +
+      `{ allowBunWorkers: true } (or ${ALLOW_BUN_WORKERS_ENV}=1)`,
+  );
 }

@@ -193,6 +193,32 @@ test("Server.attach() refuses what share() did not make, INVALID_ARG", async () 
   }
 });
 
+test("Server.attach() on Bun needs allowBunWorkers; bad options are INVALID_ARG", async () => {
+  const server = await startServer();
+  try {
+    const handle = server.share();
+    const isBun = "Bun" in globalThis;
+    for (const bad of [null, 1, [], { allowBunWorkers: "yes" }]) {
+      await assert.rejects(
+        // deno-lint-ignore no-explicit-any
+        Server.attach(handle, bad as any),
+        (e: unknown) => e instanceof TritonError && e.code === "INVALID_ARG",
+      );
+    }
+    if (isBun) {
+      await assert.rejects(Server.attach(handle, { allowBunWorkers: false }), (e: unknown) => {
+        assert.ok(e instanceof TritonError);
+        assert.equal(e.code, "UNSUPPORTED");
+        assert.match(e.message, /allowBunWorkers: true.*TRITONFFI_ALLOW_BUN_WORKERS=1/);
+        return true;
+      });
+    }
+    assert.equal(server.attachments, 0);
+  } finally {
+    await server.stop();
+  }
+});
+
 test("Server.attach() refuses the JS callbacks, UNSUPPORTED", {
   skip: native ? "the native callbacks run here" : false,
 }, async () => {

@@ -34,6 +34,13 @@ if ("Deno" in globalThis && env("TRITONFFI_ALLOW_DENO_HTTP2") === undefined) {
   process.env.TRITONFFI_ALLOW_DENO_HTTP2 = "1";
 }
 
+// On Bun `Server.attach()` attaches only where opted in (a terminated worker's callbacks: see
+// shared_server.ts). The suite's workers opt in, stopping their servers before they end, except
+// where a test terminates them on purpose; tests/workers.test.ts tests the refusal itself.
+if ("Bun" in globalThis && env("TRITONFFI_ALLOW_BUN_WORKERS") === undefined) {
+  process.env.TRITONFFI_ALLOW_BUN_WORKERS = "1";
+}
+
 /** Absolute path of the model repository: tests/models, or `$TRITONFFI_TEST_MODELS`. */
 export const MODEL_REPOSITORY: string = env("TRITONFFI_TEST_MODELS") ??
   decodeURIComponent(new URL("../models", import.meta.url).pathname);

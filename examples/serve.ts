@@ -58,6 +58,7 @@ const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis,
   .catch((e) => {
     if (!(e instanceof TritonError && e.code === "UNSUPPORTED")) throw e;
     console.log(`gRPC not served: ${e.message}`);
+    console.log("(DEMO_RUNTIME=node npm run serve serves both from Node)");
     return undefined;
   });
 console.log(

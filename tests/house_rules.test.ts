@@ -186,3 +186,15 @@ test("no module-level mutable state outside the places named, with the reason", 
   const found = files.filter((f) => !(f in STATE_ALLOWED)).flatMap(stateIn);
   assert.deepEqual(found, []);
 });
+
+test("the code the package ships declares nothing with `using`: Node 22 cannot parse it", () => {
+  // package.json's engines take Node 22.18, which strips types but has no `using` declarations
+  // (Node 24 has): a shipped module with one fails to load there. Users' own code may use them.
+  const files = [...BINDING, ...SERVING, ...ENTRIES, "types.ts", "cli.ts"];
+  const found = files.flatMap((file) =>
+    readFileSync(join(root, file), "utf8").split("\n").flatMap((line, i) =>
+      /^\s*(await\s+)?using\s+[\w{[]/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []
+    )
+  );
+  assert.deepEqual(found, []);
+});

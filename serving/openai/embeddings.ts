@@ -42,28 +42,36 @@ async function embedBatch(
     ? [k, ...shapeHolding(what, input.dims, 1)]
     : shapeHolding(what, input.dims, k);
   const tensor = tensorFromJson(what, "BYTES", shape, [...strings]);
-  using response = await plan.model.inferOne({ inputs: { [input.name]: tensor }, signal });
-  const output = response.outputs[plan.output];
-  if (output === undefined) {
-    throw new TritonError("INTERNAL", `model '${plan.model.name}' sent no output '${plan.output}'`);
+  // try/finally, not `using`: Node 22 cannot parse a `using` declaration, and this is shipped.
+  const response = await plan.model.inferOne({ inputs: { [input.name]: tensor }, signal });
+  try {
+    const output = response.outputs[plan.output];
+    if (output === undefined) {
+      throw new TritonError(
+        "INTERNAL",
+        `model '${plan.model.name}' sent no output '${plan.output}'`,
+      );
+    }
+    const values = floats(output.data as ArrayLike<number>, output.dtype);
+    if (values.length === 0 || values.length % k !== 0) {
+      throw new TritonError(
+        "INTERNAL",
+        `model '${plan.model.name}' sent ${values.length} values in '${plan.output}' for ${k} inputs`,
+      );
+    }
+    const size = values.length / k;
+    const vectors: number[][] = [];
+    for (let i = 0; i < k; i++) vectors.push(values.slice(i * size, (i + 1) * size));
+    let tokens: number | undefined;
+    const counts = plan.tokens === undefined ? undefined : response.outputs[plan.tokens];
+    if (counts !== undefined && counts.dtype !== "BYTES") {
+      tokens = 0;
+      for (const c of counts.data as Iterable<number | bigint>) tokens += Number(c);
+    }
+    return { vectors, tokens };
+  } finally {
+    response[Symbol.dispose]();
   }
-  const values = floats(output.data as ArrayLike<number>, output.dtype);
-  if (values.length === 0 || values.length % k !== 0) {
-    throw new TritonError(
-      "INTERNAL",
-      `model '${plan.model.name}' sent ${values.length} values in '${plan.output}' for ${k} inputs`,
-    );
-  }
-  const size = values.length / k;
-  const vectors: number[][] = [];
-  for (let i = 0; i < k; i++) vectors.push(values.slice(i * size, (i + 1) * size));
-  let tokens: number | undefined;
-  const counts = plan.tokens === undefined ? undefined : response.outputs[plan.tokens];
-  if (counts !== undefined && counts.dtype !== "BYTES") {
-    tokens = 0;
-    for (const c of counts.data as Iterable<number | bigint>) tokens += Number(c);
-  }
-  return { vectors, tokens };
 }
 
 /** The tokenizer's count of every input, summed; `undefined` without a tokenizer or where it

@@ -18,12 +18,17 @@ import { idle, startServer } from "./support/env.ts";
 import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
 
 const script = supportScript("tritonclient_settings_check.py");
-const skip = await skipUnlessImportable("tritonclient.grpc");
+// Each protocol's client: a Python may have one and lack the other's libraries (geventhttpclient,
+// grpcio).
+const skipClient = {
+  http: await skipUnlessImportable("tritonclient.http"),
+  grpc: await skipUnlessImportable("tritonclient.grpc"),
+};
 
 let server: Server | undefined;
 let dir: string | undefined;
 before(async () => {
-  if (skip) return;
+  if (skipClient.http && skipClient.grpc) return;
   server = await startServer({ modelControlMode: "explicit", startupModels: ["identity_int32"] });
   dir = mkdtempSync(join(tmpdir(), "tritonffi-settings-clients-"));
 });
@@ -34,7 +39,7 @@ after(async () => {
 
 for (const protocol of ["http", "grpc"] as const) {
   test(`tritonclient.${protocol}: log and trace settings, and the traces they asked for`, {
-    skip,
+    skip: skipClient[protocol],
   }, async () => {
     const file = join(dir!, `${protocol}.json`);
     const http = protocol === "http" ? await serve(server!, { port: 0, trace: { file } }) : null;

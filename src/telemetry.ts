@@ -12,10 +12,10 @@
  * `triton.request_id` and the events `REQUEST_START`, `QUEUE_START`, `REQUEST_END`; under it a
  * `compute` span with `COMPUTE_START`, `COMPUTE_INPUT_END`, `COMPUTE_OUTPUT_START`,
  * `COMPUTE_END`. Triton's timestamps come from a steady clock; they are placed on the span's
- * wall-clock timeline by taking the first one (the request's REQUEST_START) as the instant just
- * after the `InferRequest` span started: the intervals between Triton's timestamps are Triton's
- * own, and each lies at most the few microseconds between then and Triton's REQUEST_START before
- * the real instant.
+ * wall-clock timeline by taking the first one (the request's REQUEST_START) as the instant the
+ * `InferRequest` span started (its start as the SDK took it): the intervals between Triton's
+ * timestamps are Triton's own, and each lies at most the few microseconds between then and
+ * Triton's REQUEST_START before the real instant.
  *
  * @module
  */
@@ -69,6 +69,16 @@ function wallNowNs(): bigint {
   return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1e6));
 }
 
+/** A recording span's start as the SDK took it (`ReadableSpan.startTime`), in ns since the epoch;
+ * undefined where the span does not carry one. */
+function startOf(span: Span): bigint | undefined {
+  const start = (span as unknown as { startTime?: unknown }).startTime;
+  if (!Array.isArray(start) || start.length !== 2) return undefined;
+  const [seconds, nanos] = start;
+  if (!Number.isSafeInteger(seconds) || !Number.isSafeInteger(nanos)) return undefined;
+  return BigInt(seconds) * 1_000_000_000n + BigInt(nanos);
+}
+
 function hrTime(ns: bigint): HrTime {
   return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
 }
@@ -87,6 +97,9 @@ export class InferenceSpan {
   readonly #tracer: Tracer;
   readonly #span: Span;
   readonly #startNs: bigint;
+  /** `performance.now()` when the span started: its end is {@link #startNs} plus the time since,
+   * on one clock with its start and Triton's timestamps. */
+  readonly #startPerfMs = performance.now();
   /** Triton's steady-clock time of the first activity (placed at {@link #startNs}). */
   #anchor: bigint | undefined;
   /** Per Triton trace id: its request span, its compute span. */
@@ -206,7 +219,8 @@ export class InferenceSpan {
   #end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    const now = hrTime(wallNowNs());
+    const elapsedNs = BigInt(Math.round((performance.now() - this.#startPerfMs) * 1e6));
+    const now = hrTime(this.#startNs + elapsedNs);
     // Spans Triton never closed (a trace cut short) end with their inference.
     for (const span of [...this.#computes.values(), ...this.#requests.values()]) {
       if (span.isRecording()) span.end(now);
@@ -232,8 +246,11 @@ export function startInferenceSpan(
   if (tracer === undefined) return undefined;
   const span = tracer.startSpan(INFER_REQUEST, { kind: SpanKind.INTERNAL }, context.active());
   if (!span.isRecording()) return undefined;
-  // Triton's first timestamp is placed here: just after the span's own start.
-  const startNs = wallNowNs();
+  // Triton's first timestamp is placed at the span's own start, as the SDK took it (its
+  // ReadableSpan's startTime: the SDK's clock, Date-based, can differ by milliseconds from
+  // performance.timeOrigin + now, and a child placed by the other clock could start before its
+  // parent); our clock only where the span does not say.
+  const startNs = startOf(span) ?? wallNowNs();
   const attributes: Attributes = {
     "triton.model_name": target.model,
     "triton.model_version": target.version,

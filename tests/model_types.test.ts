@@ -23,6 +23,8 @@ import { MODEL_REPOSITORY, startServer } from "./support/env.ts";
 import { ROOT as root } from "./support/source_files.ts";
 import { toolchainBin } from "./runtime_command.mjs";
 import { isTritonError } from "./support/assertions.ts";
+import { USER_PROGRAM_TSC_FLAGS } from "./support/tsc_flags.ts";
+import { DATA_TYPES } from "../src/dtypes.ts";
 import type { DataTypeName } from "../mod.ts";
 import {
   describeModel,
@@ -332,24 +334,6 @@ test("the tritonffi command: types to standard output or a file, usage and error
 // The same on every runner: `npm test` runs these in its first run only.
 const compileSkip = process.env.TEST_PACKAGE === "0" && "npm test runs it in its first run";
 
-/** tsc's flags for a user's program against the package's declarations. */
-const TSC_FLAGS = [
-  "--ignoreConfig",
-  "--noEmit",
-  "--strict",
-  "--target",
-  "esnext",
-  "--module",
-  "nodenext",
-  "--moduleResolution",
-  "nodenext",
-  "--allowImportingTsExtensions",
-  "--lib",
-  "esnext,dom",
-  "--types",
-  "node",
-];
-
 test("deno check and tsc accept the typed requests and refuse each @ts-expect-error line", {
   skip: compileSkip,
   timeout: 300_000,
@@ -369,7 +353,7 @@ test("deno check and tsc accept the typed requests and refuse each @ts-expect-er
       join(out, "tests", "typed_models_check.ts"),
       check.replace('from "../mod.ts"', 'from "../mod.js"'),
     );
-    run(node, [tsc, ...TSC_FLAGS, "tests/typed_models_check.ts"], out);
+    run(node, [tsc, ...USER_PROGRAM_TSC_FLAGS, "tests/typed_models_check.ts"], out);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -379,22 +363,8 @@ test("deno check and tsc accept the typed requests and refuse each @ts-expect-er
 // Generated configurations
 // ---------------------------------------------------------------------------------------------
 
-const DATA_TYPES: readonly DataTypeName[] = [
-  "BOOL",
-  "UINT8",
-  "UINT16",
-  "UINT32",
-  "UINT64",
-  "INT8",
-  "INT16",
-  "INT32",
-  "INT64",
-  "FP16",
-  "FP32",
-  "FP64",
-  "BYTES",
-  "BF16",
-];
+/** Every data type the binding knows (its table of them). */
+const DATA_TYPE_NAMES = Object.keys(DATA_TYPES) as DataTypeName[];
 
 /** A tensor name: an identifier, or one that must be quoted as a property. */
 const tensorName = fc.oneof(
@@ -421,7 +391,7 @@ interface GeneratedModel {
 const tensor = (optional: boolean) =>
   fc.record({
     name: tensorName,
-    datatype: fc.constantFrom(...DATA_TYPES),
+    datatype: fc.constantFrom(...DATA_TYPE_NAMES),
     dims: fc.array(fc.oneof(fc.constant(-1), fc.integer({ min: 1, max: 64 })), { maxLength: 3 }),
     optional: optional ? fc.boolean() : fc.constant(false),
   });

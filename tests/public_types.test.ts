@@ -17,6 +17,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { USER_PROGRAM_TSC_FLAGS } from "./support/tsc_flags.ts";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
@@ -278,21 +279,5 @@ test("the public declarations reach nothing of ffi/ but the names the API names"
 
 test("the public declarations type-check on their own", { skip, timeout: 120_000 }, () => {
   const dist = declarations();
-  runTsc([
-    "--ignoreConfig",
-    "--noEmit",
-    "--strict",
-    "--target",
-    "esnext",
-    "--module",
-    "nodenext",
-    "--moduleResolution",
-    "nodenext",
-    "--allowImportingTsExtensions",
-    "--lib",
-    "esnext,dom",
-    "--types",
-    "node",
-    ...ENTRIES,
-  ], dist);
+  runTsc([...USER_PROGRAM_TSC_FLAGS, ...ENTRIES], dist);
 });

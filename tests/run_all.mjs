@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { counts, failures } from "./runner_report.mjs";
+import { counts, failures, lastWords } from "./runner_report.mjs";
 import { testCommand, toolchainBin } from "./runtime_command.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -115,7 +115,11 @@ for (const runtime of runtimes) {
     }
     const c = counts(runtime, r.output, report);
     if (!c) {
-      summary.push(`${name}: did not finish (exit ${r.status})`);
+      const { file, tail } = lastWords(runtime, r.output);
+      summary.push(
+        `${name}: did not finish (exit ${r.status})${file ? `, in ${file}` : ""}; its last lines:`,
+        ...tail.map((l) => `  | ${l}`),
+      );
       broken = true;
       continue;
     }

@@ -117,3 +117,25 @@ export function failures(runtime, output, most = 10) {
     ? [...unique.slice(0, most), `… and ${unique.length - most} more`]
     : unique;
 }
+
+/**
+ * Where a runner that did not finish was, for the closing summary (a crash's own words are far up
+ * by then): the test file it was running (Deno's "running N tests from FILE", Bun's "FILE:" line)
+ * and the last `most` lines it printed.
+ */
+export function lastWords(runtime, output, most = 25) {
+  const lines = stripVTControlCharacters(output).split("\n").filter((l) => l.trim() !== "");
+  const fileLine = runtime === "deno"
+    ? /^running \d+ tests? from (\S+)/
+    : runtime === "bun"
+    ? /^(\S+\.test\.[cm]?[jt]s):$/
+    : undefined;
+  let file;
+  if (fileLine) {
+    for (const l of lines) {
+      const m = fileLine.exec(l.trim());
+      if (m) file = m[1];
+    }
+  }
+  return { file, tail: lines.slice(-most) };
+}

@@ -8,13 +8,22 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 import { test } from "./support/test.ts";
-import { counts } from "./runner_report.mjs";
+import { counts, lastWords } from "./runner_report.mjs";
 import { testCommand } from "./runtime_command.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -63,6 +72,47 @@ test("npm test's counts: one unit on Deno, Bun and Node", {
         { passed: 5, failed: 1, skipped: 2 },
         `${runtime}:\n${output}`,
       );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a runner that dies mid-run: the summary names its file and shows its last lines", {
+  skip: ("Deno" in globalThis || "Bun" in globalThis) &&
+    "it runs the three runners itself: the Node run checks it",
+}, () => {
+  const dir = mkdtempSync(join(tmpdir(), "tritonffi-died-"));
+  try {
+    const fine = join(dir, "a_fine.test.ts");
+    const dies = join(dir, "b_dies.test.ts");
+    writeFileSync(fine, `import { test } from "node:test";\ntest("fine", () => {});\n`);
+    writeFileSync(
+      dies,
+      `import { test } from "node:test";\nimport process from "node:process";\n` +
+        `test("dies here", () => process.abort());\n`,
+    );
+    for (const runtime of ["deno", "bun", "node"]) {
+      const [cmd, args] = testCommand(ROOT, runtime, [fine, dies], undefined);
+      const env = { ...process.env };
+      delete env.NODE_TEST_CONTEXT;
+      // stdout and stderr in one file, in the order written, as run_all.mjs reads them.
+      const log = join(dir, `${runtime}.log`);
+      const fd = openSync(log, "w");
+      const r = spawnSync(cmd, args, { cwd: dir, env, stdio: ["ignore", fd, fd] });
+      closeSync(fd);
+      const output = readFileSync(log, "utf8");
+      assert.notEqual(r.status, 0, `${runtime} exited 0:\n${output}`);
+      const words = lastWords(runtime, output);
+      assert.ok(words.tail.length > 0 && words.tail.length <= 25, runtime);
+      assert.equal(
+        words.tail.at(-1),
+        stripVTControlCharacters(output).trimEnd().split("\n").at(-1),
+      );
+      // Node runs each file in a process of its own and names none where one dies.
+      if (runtime !== "node") {
+        assert.match(words.file ?? "", /b_dies\.test\.ts$/, `${runtime}: ${output}`);
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { test } from "./support/test.ts";
 import { ROOT as root, tsFiles } from "./support/source_files.ts";
-import { MODEL_REPOSITORY } from "./support/env.ts";
+import { GRPC_SKIP, MODEL_REPOSITORY } from "./support/env.ts";
 
 interface Example {
   /** `file:line` of the `@example`. */
@@ -99,7 +99,10 @@ test("the @examples type-check (deno check)", {
 });
 
 examples.forEach((example, i) => {
-  test(`@example at ${example.at} runs`, { timeout: 120_000 }, async () => {
+  test(`@example at ${example.at} runs`, {
+    timeout: 120_000,
+    skip: /serveGrpc\(/.test(example.code) && GRPC_SKIP,
+  }, async () => {
     const log = console.log;
     const printed: unknown[][] = [];
     console.log = (...args: unknown[]) => void printed.push(args);

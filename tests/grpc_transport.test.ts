@@ -12,13 +12,16 @@ import { Buffer } from "node:buffer";
 import * as http2 from "node:http2";
 import process from "node:process";
 import { after, before } from "node:test";
-import { test } from "./support/test.ts";
+import { skippingAll } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { runtimeName } from "../ffi/mod.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
-import { startServer } from "./support/env.ts";
+import { GRPC_SKIP, startServer } from "./support/env.ts";
 import { type Msg, repeatRequest } from "./support/grpc_requests.ts";
+
+// Every test here serves gRPC (see GRPC_SKIP).
+const test = skippingAll(GRPC_SKIP);
 
 const { inference } = serviceDefinitions();
 const INFER = "/inference.GRPCInferenceService/ModelInfer";
@@ -41,6 +44,7 @@ const slowRequest = (): Msg => ({
 });
 
 before(async () => {
+  if (GRPC_SKIP) return;
   server = await startServer({ modelControlMode: "explicit", startupModels: ["*"] });
   const tensor = (name: string) => ({ name, data_type: "TYPE_INT8" as const, dims: [-1] });
   await server.loadModel(SLOW_MODEL, {

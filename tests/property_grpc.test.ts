@@ -14,9 +14,12 @@ import * as grpc from "@grpc/grpc-js";
 import fc from "fast-check";
 import { type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
-import { test } from "./support/test.ts";
+import { skippingAll } from "./support/test.ts";
 import { type Dtype, DTYPES, ELEMENTS, rawBytes } from "./support/fuzz_tensors.ts";
-import { idle, sharedServer, stopShared } from "./support/env.ts";
+import { GRPC_SKIP, idle, sharedServer, stopShared } from "./support/env.ts";
+
+// Every test here serves gRPC (see GRPC_SKIP).
+const test = skippingAll(GRPC_SKIP);
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261202);
@@ -67,6 +70,7 @@ const TRANSPORTS: readonly GrpcTransportName[] = ["grpc-js", "http2"];
 type GrpcClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 const served: { service: GrpcService; client: GrpcClient }[] = [];
 before(async () => {
+  if (GRPC_SKIP) return;
   for (const transport of TRANSPORTS) {
     const service = await serveGrpc(await sharedServer(), { port: 0, transport });
     const client = new Client(service.address, grpc.credentials.createInsecure());

@@ -53,7 +53,7 @@ const PATHS: readonly Path[] = [
   paths.grpcStream,
   paths.grpcUnaryH2,
   paths.grpcStreamH2,
-];
+].filter((path) => !path.skip);
 
 /** A size in elements (BYTES: serialized bytes) for `dtype`: near a threshold most of the time. */
 function sizes(dtype: DataTypeName): fc.Arbitrary<{ size: number; why: string }> {

@@ -8,13 +8,16 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
-import { test } from "./support/test.ts";
+import { skippingAll } from "./support/test.ts";
 import type { Server } from "../mod.ts";
 import { HTTP_STATUS, type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import { GRPC_STATUS, type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
-import { startServer } from "./support/env.ts";
+import { GRPC_SKIP, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
+
+// Every test here compares HTTP with gRPC (see GRPC_SKIP).
+const test = skippingAll(GRPC_SKIP);
 
 /** One request, as each protocol sends it. */
 interface Row {
@@ -443,6 +446,7 @@ before(async () => {
   // With shared memory, so that registrations reach their checks.
   regions = new SharedMemoryRegions(server);
   http = await serve(server, { port: 0, sharedMemory: regions });
+  if (GRPC_SKIP) return;
   for (const transport of ["grpc-js", "http2"] as const) {
     grpcs.set(transport, await serveGrpc(server, { port: 0, transport, sharedMemory: regions }));
   }

@@ -17,9 +17,10 @@ import { test } from "./support/test.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
 import { type Serving, settled, startServing, stopServing } from "./support/serve.ts";
+import { GRPC_SKIP } from "./support/env.ts";
 
 const script = supportScript("tritonclient_classification_check.py");
-const skip = await skipUnlessImportable("tritonclient.http, tritonclient.grpc");
+const skip = GRPC_SKIP || await skipUnlessImportable("tritonclient.http, tritonclient.grpc");
 
 let s: Serving | undefined;
 let g: GrpcService | undefined;

@@ -19,14 +19,14 @@ import * as http2 from "node:http2";
 import * as zlib from "node:zlib";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
-import { test } from "./support/test.ts";
+import { skippingAll, test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { type HttpService, serve } from "../serve.ts";
 import { type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
 import { responseEncoding } from "../serving/common/content_encoding.ts";
 import { responseEncodingFor } from "../serving/kserve/grpc/transport.ts";
-import { idle, startServer } from "./support/env.ts";
+import { GRPC_SKIP, idle, startServer } from "./support/env.ts";
 import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
 import { parseExact } from "./support/serve.ts";
 import type { Msg } from "./support/grpc_requests.ts";
@@ -413,9 +413,11 @@ function inferOutput(
 }
 
 function grpcSuite(transport: GrpcTransportName): void {
+  const test = skippingAll(GRPC_SKIP);
   const services: Record<string, GrpcService> = {};
   const MAX = 1024 * 1024;
   starts.push(async () => {
+    if (GRPC_SKIP) return;
     services.plain = await serveGrpc(server, { port: 0, transport, maxMessageBytes: 64 << 20 });
     services.limited = await serveGrpc(server, { port: 0, transport, maxMessageBytes: MAX });
     if (transport === "http2") {
@@ -577,7 +579,7 @@ test("gRPC: the response encoding for a level, as grpc++ chooses it", () => {
   assert.equal(responseEncodingFor("high", undefined), undefined);
 });
 
-test("gRPC: inferResponseCompression's checks", async () => {
+test("gRPC: inferResponseCompression's checks", { skip: GRPC_SKIP }, async () => {
   await assert.rejects(
     serveGrpc(server, { port: 0, transport: "grpc-js", inferResponseCompression: "low" }),
     (e: TritonError) => e.code === "INVALID_ARG" && /needs the "http2" transport/.test(e.message),
@@ -600,7 +602,7 @@ test("gRPC: inferResponseCompression's checks", async () => {
 const skipPython = await skipUnlessImportable("tritonclient.http, tritonclient.grpc");
 
 test("Triton's Python clients compress requests and read compressed responses", {
-  skip: skipPython,
+  skip: GRPC_SKIP || skipPython,
 }, async () => {
   const http = await serve(server, { port: 0 });
   const plain = await serveGrpc(server, { port: 0, transport: "grpc-js" });

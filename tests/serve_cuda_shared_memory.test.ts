@@ -20,7 +20,7 @@ import type { Server } from "../mod.ts";
 import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
-import { fakeCuda, idle, isFakeCore, runScript, startServer } from "./support/env.ts";
+import { fakeCuda, GRPC_SKIP, idle, isFakeCore, runScript, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 
 const cuda = await fakeCuda();
@@ -52,7 +52,8 @@ before(async () => {
   regions = new SharedMemoryRegions(server);
   http = await serve(server, { port: 0, sharedMemory: regions });
   plain = await serve(server, { port: 0 });
-  for (const transport of ["grpc-js", "http2"] as const) {
+  // Without gRPC (GRPC_SKIP) eachGrpc() has no transport and the tests check HTTP alone.
+  for (const transport of GRPC_SKIP ? [] : ["grpc-js", "http2"] as const) {
     grpcs.push(await serveGrpc(server, { port: 0, transport, sharedMemory: regions }));
   }
   buffer = cuda.malloc(BUFFER_BYTES);
@@ -203,7 +204,9 @@ test("a CUDA region registered over HTTP serves inputs and outputs, over HTTP an
   assert.deepEqual(await gone.json(), { error: "Unable to find cuda shared memory region: 'gpu'" });
 });
 
-test("CUDA regions registered and unregistered over gRPC (both transports)", { skip }, async () => {
+test("CUDA regions registered and unregistered over gRPC (both transports)", {
+  skip: skip || GRPC_SKIP,
+}, async () => {
   const opened = cuda!.live("ipc");
   await eachGrpc(async (client, i) => {
     const name = `g${i}`;

@@ -42,7 +42,9 @@ interface Run {
 function start(env: Record<string, string>): Run {
   const [cmd, args] = command();
   const child = spawn(cmd, args, {
-    env: { ...process.env, MODEL_REPOSITORY, ...env },
+    // On Deno gRPC is served where opted in (see GRPC_SKIP); no client calls this service, so
+    // nothing here reaches what can abort Deno's node:http2 server.
+    env: { ...process.env, MODEL_REPOSITORY, TRITONFFI_ALLOW_DENO_HTTP2: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const run: Run = {

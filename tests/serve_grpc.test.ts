@@ -8,11 +8,11 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
-import { test } from "./support/test.ts";
+import { skippingAll, test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { type GrpcService, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
-import { idle, startServer } from "./support/env.ts";
+import { GRPC_SKIP, idle, startServer } from "./support/env.ts";
 import { int32s, type Msg, repeatRequest } from "./support/grpc_requests.ts";
 
 const definitions = serviceDefinitions();
@@ -38,10 +38,12 @@ after(async () => {
 
 /** The tests, against a service on `transport`. */
 function suite(transport: GrpcTransportName): void {
+  const test = skippingAll(GRPC_SKIP);
   let service: GrpcService;
   let client: grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 
   starts.push(async () => {
+    if (GRPC_SKIP) return;
     service = await serveGrpc(server, { port: 0, transport });
     assert.equal(service.transport, transport);
     client = new Client(service.address, grpc.credentials.createInsecure()) as typeof client;

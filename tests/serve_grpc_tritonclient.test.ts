@@ -15,10 +15,10 @@ import { test } from "./support/test.ts";
 import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
 import type { Server } from "../mod.ts";
 import { type GrpcService, serveGrpc } from "../grpc.ts";
-import { startServer } from "./support/env.ts";
+import { GRPC_SKIP, startServer } from "./support/env.ts";
 
 const script = supportScript("tritonclient_grpc_check.py");
-const skip = await skipUnlessImportable("tritonclient.grpc");
+const skip = GRPC_SKIP || await skipUnlessImportable("tritonclient.grpc");
 
 let server: Server | undefined;
 let service: GrpcService | undefined;

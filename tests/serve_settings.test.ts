@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
-import { test } from "./support/test.ts";
+import { skippingAll, test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { HTTP_STATUS, serve, TraceManager } from "../serve.ts";
 import { GRPC_STATUS, type GrpcTransportName, serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
 import { checkTracing, type TraceServeOptions } from "../serving/kserve/trace_manager.ts";
-import { idle, startServer } from "./support/env.ts";
+import { GRPC_SKIP, idle, startServer } from "./support/env.ts";
 import { int32s, type Msg } from "./support/grpc_requests.ts";
 
 const definitions = serviceDefinitions();
@@ -43,6 +43,9 @@ const noTracing = await tracingMissing();
 const needTracing = {
   skip: noTracing !== undefined && `this core has no tracing (${noTracing.message})`,
 };
+
+/** A test over HTTP and gRPC together (see GRPC_SKIP). */
+const grpcTest = skippingAll(GRPC_SKIP);
 
 let server: Server;
 let dir: string;
@@ -111,7 +114,7 @@ function traceValues(m: Msg): Record<string, unknown> {
 }
 
 for (const transport of TRANSPORTS) {
-  test(`${transport}: log settings, GET/update/GET over HTTP and gRPC`, async () => {
+  grpcTest(`${transport}: log settings, GET/update/GET over HTTP and gRPC`, async () => {
     const s = await services(transport);
     try {
       const first = await s.fetchJson("/v2/logging");
@@ -159,7 +162,7 @@ for (const transport of TRANSPORTS) {
     }
   });
 
-  test(
+  grpcTest(
     `${transport}: trace settings, global and per model, GET/update/GET, null clears`,
     needTracing,
     async () => {
@@ -225,7 +228,7 @@ for (const transport of TRANSPORTS) {
     },
   );
 
-  test(
+  grpcTest(
     `${transport}: bad settings, the same code and message over HTTP and gRPC`,
     needTracing,
     async () => {
@@ -414,7 +417,7 @@ test(
 );
 
 for (const transport of TRANSPORTS) {
-  test(
+  grpcTest(
     `${transport}: trace_count bounds the traces; log_frequency writes trace_file.<n>`,
     needTracing,
     async () => {
@@ -464,7 +467,7 @@ for (const transport of TRANSPORTS) {
   );
 }
 
-test("restricted categories 'logging' and 'trace'; the extensions reported", async () => {
+grpcTest("restricted categories 'logging' and 'trace'; the extensions reported", async () => {
   const rule = { header: "admin-key", value: "s3cret" };
   const s = await services("http2", {
     trace: { file: join(dir, "restricted.json") },
@@ -500,7 +503,7 @@ test("restricted categories 'logging' and 'trace'; the extensions reported", asy
 });
 
 for (const transport of TRANSPORTS) {
-  test(
+  grpcTest(
     `${transport}: one TraceManager for both front ends, as tritonserver's: settings shared, one file, closed by its owner`,
     needTracing,
     async () => {
@@ -568,5 +571,7 @@ for (const transport of TRANSPORTS) {
 
 test("the trace option: a TraceManager or plain options, nothing else", async () => {
   await assert.rejects(serve(server, { port: 0, trace: 7 } as never), /trace/);
-  await assert.rejects(serveGrpc(server, { port: 0, trace: "x" } as never), /trace/);
+  if (!GRPC_SKIP) {
+    await assert.rejects(serveGrpc(server, { port: 0, trace: "x" } as never), /trace/);
+  }
 });

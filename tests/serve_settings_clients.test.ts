@@ -14,7 +14,7 @@ import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { serve } from "../serve.ts";
 import type { Server } from "../mod.ts";
 import { test } from "./support/test.ts";
-import { idle, startServer } from "./support/env.ts";
+import { GRPC_SKIP, idle, startServer } from "./support/env.ts";
 import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
 
 const script = supportScript("tritonclient_settings_check.py");
@@ -22,7 +22,7 @@ const script = supportScript("tritonclient_settings_check.py");
 // grpcio).
 const skipClient = {
   http: await skipUnlessImportable("tritonclient.http"),
-  grpc: await skipUnlessImportable("tritonclient.grpc"),
+  grpc: GRPC_SKIP || await skipUnlessImportable("tritonclient.grpc"),
 };
 
 let server: Server | undefined;

@@ -12,7 +12,7 @@ import { type GrpcService, serveGrpc } from "../grpc.ts";
 import { type HttpService, serve, SharedMemoryRegions } from "../serve.ts";
 import type { Server } from "../mod.ts";
 import { test } from "./support/test.ts";
-import { idle, startServer } from "./support/env.ts";
+import { GRPC_SKIP, idle, startServer } from "./support/env.ts";
 import { runPython, skipUnlessImportable, supportScript } from "./support/tritonclient.ts";
 import { runPerfAnalyzer, skipPerf } from "./support/perf_analyzer.ts";
 
@@ -21,7 +21,8 @@ const script = supportScript("tritonclient_shm_check.py");
 // (numpy) may lack one client's own libraries (geventhttpclient, grpcio).
 const skipClient = {
   http: await skipUnlessImportable("tritonclient.http, tritonclient.utils.shared_memory"),
-  grpc: await skipUnlessImportable("tritonclient.grpc, tritonclient.utils.shared_memory"),
+  grpc: GRPC_SKIP ||
+    await skipUnlessImportable("tritonclient.grpc, tritonclient.utils.shared_memory"),
 };
 
 let server: Server | undefined;
@@ -33,7 +34,7 @@ before(async () => {
   server = await startServer({ modelControlMode: "explicit", startupModels: ["identity_int32"] });
   regions = new SharedMemoryRegions(server);
   http = await serve(server, { port: 0, sharedMemory: regions });
-  grpcService = await serveGrpc(server, { port: 0, sharedMemory: regions });
+  if (!GRPC_SKIP) grpcService = await serveGrpc(server, { port: 0, sharedMemory: regions });
 });
 after(async () => {
   await http?.close();
@@ -61,7 +62,7 @@ for (const protocol of ["http", "grpc"] as const) {
 
 for (const protocol of ["http", "grpc"] as const) {
   test(`perf_analyzer -i ${protocol} --shared-memory system: every request through regions`, {
-    skip: skipPerf,
+    skip: skipPerf || (protocol === "grpc" && GRPC_SKIP),
     timeout: 300_000,
   }, async () => {
     const url = protocol === "http" ? `127.0.0.1:${http!.port}` : grpcService!.address;

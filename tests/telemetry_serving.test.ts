@@ -11,7 +11,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { test } from "./support/test.ts";
 import { serveGrpc } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
-import { startServer } from "./support/env.ts";
+import { GRPC_SKIP, startServer } from "./support/env.ts";
 import { int32s, type Msg, repeatRequest } from "./support/grpc_requests.ts";
 import { postJson, sseEvents, startServing, stopServing } from "./support/serve.ts";
 import { startOpenAI } from "./support/openai.ts";
@@ -140,7 +140,9 @@ const definitions = serviceDefinitions();
 const Client = grpc.makeGenericClientConstructor(definitions.inference, "GRPCInferenceService");
 
 for (const transport of ["grpc-js", "http2"] as const) {
-  test(`gRPC (${transport}): ModelInfer and ModelStreamInfer join the caller's trace`, async () => {
+  test(`gRPC (${transport}): ModelInfer and ModelStreamInfer join the caller's trace`, {
+    skip: GRPC_SKIP,
+  }, async () => {
     const server = await startServer({ modelControlMode: "explicit", startupModels: ["*"] });
     const service = await serveGrpc(server, { port: 0, transport });
     const client = new Client(service.address, grpc.credentials.createInsecure()) as

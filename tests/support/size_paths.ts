@@ -33,13 +33,15 @@ import {
   tensorOf,
 } from "./sizes.ts";
 
+import { GRPC_SKIP } from "./env.ts";
+
 type Msg = Record<string, unknown>;
 
 const definitions = serviceDefinitions();
 const Client = grpc.makeGenericClientConstructor(definitions.inference, "GRPCInferenceService");
 
-/** The gRPC transports, each served and checked. */
-export const GRPC_TRANSPORTS: readonly GrpcTransportName[] = ["grpc-js", "http2"];
+/** The gRPC transports, each served and checked: none where gRPC is not served (GRPC_SKIP). */
+export const GRPC_TRANSPORTS: readonly GrpcTransportName[] = GRPC_SKIP ? [] : ["grpc-js", "http2"];
 
 /** A gRPC service and a client of it (one channel). */
 export interface GrpcServing {
@@ -106,6 +108,8 @@ export interface Path {
   readonly name: string;
   /** Whether the data goes as JSON (its cases are made JSON-safe; FP16/BF16 cannot go). */
   readonly json: boolean;
+  /** Why the path does not run here (its tests skip with it), or false. */
+  readonly skip: string | false;
   echo(c: SizeCase): Promise<void>;
 }
 
@@ -124,6 +128,7 @@ export function sizePaths(get: () => SizeServing) {
   const inProcessInfer: Path = {
     name: "in-process infer()",
     json: false,
+    skip: false,
     async echo(c) {
       let count = 0;
       const stream = get().server.model(modelOf(c.dtype)).infer({
@@ -146,6 +151,7 @@ export function sizePaths(get: () => SizeServing) {
   const inProcessInferOne: Path = {
     name: "in-process inferOne()",
     json: false,
+    skip: false,
     async echo(c) {
       const response = await get().server.model(modelOf(c.dtype)).inferOne({
         inputs: { INPUT0: tensorOf(c) },
@@ -170,6 +176,7 @@ export function sizePaths(get: () => SizeServing) {
   const httpJson: Path = {
     name: "HTTP infer (JSON)",
     json: true,
+    skip: false,
     async echo(c) {
       const r = await postJson(
         `${get().serving.url}/v2/models/${modelOf(c.dtype)}/infer`,
@@ -220,6 +227,7 @@ export function sizePaths(get: () => SizeServing) {
   const httpBinary: Path = {
     name: "HTTP infer (binary)",
     json: false,
+    skip: false,
     async echo(c) {
       const url = `${get().serving.url}/v2/models/${modelOf(c.dtype)}/infer`;
       const r = await postBinary(url, binaryHeader(c), [c.bytes]);
@@ -230,6 +238,7 @@ export function sizePaths(get: () => SizeServing) {
   const handlerBinary: Path = {
     name: "kserveHandler (binary, no socket)",
     json: false,
+    skip: false,
     async echo(c) {
       const { body, headerLength } = binaryBody(binaryHeader(c), [c.bytes]);
       const r = await get().handler(
@@ -264,6 +273,7 @@ export function sizePaths(get: () => SizeServing) {
   const generate: Path = {
     name: "HTTP generate",
     json: true,
+    skip: false,
     async echo(c) {
       const r = await postGenerate(c, "generate");
       const text = await r.text();
@@ -275,6 +285,7 @@ export function sizePaths(get: () => SizeServing) {
   const generateStream: Path = {
     name: "HTTP generate_stream (SSE)",
     json: true,
+    skip: false,
     async echo(c) {
       const r = await postGenerate(c, "generate_stream");
       const text = await r.text();
@@ -317,6 +328,7 @@ export function sizePaths(get: () => SizeServing) {
   const grpcUnaryOn = (transport: GrpcTransportName): Path => ({
     name: `gRPC ModelInfer (raw, ${transport})`,
     json: false,
+    skip: GRPC_SKIP,
     async echo(c) {
       const r = await new Promise<Msg>((resolve, reject) =>
         get().grpc[transport].client.ModelInfer(
@@ -361,6 +373,7 @@ export function sizePaths(get: () => SizeServing) {
     const path: Path = {
       name: `gRPC ModelStreamInfer (${transport})`,
       json: false,
+      skip: GRPC_SKIP,
       echo(c) {
         return streamEcho(this, [c]);
       },

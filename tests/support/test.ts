@@ -41,3 +41,17 @@ export function test(name: string, optionsOrFn: Options | Fn, maybeFn?: Fn): Pro
   };
   return nodeTest(name, options, wrapped) as Promise<void>;
 }
+
+/**
+ * {@link test}, with every test it makes skipped for `reason` where that is a string: for a file
+ * whose every test needs what this run lacks (`const test = skippingAll(GRPC_SKIP)`), so that
+ * each is reported skipped with why rather than left out.
+ */
+export function skippingAll(reason: string | false): typeof test {
+  if (!reason) return test;
+  return (name, optionsOrFn, maybeFn) => {
+    const options = typeof optionsOrFn === "function" ? {} : optionsOrFn;
+    const fn = (typeof optionsOrFn === "function" ? optionsOrFn : maybeFn)!;
+    return test(name, { ...options, skip: options.skip || reason }, fn);
+  };
+}

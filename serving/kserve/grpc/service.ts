@@ -207,8 +207,10 @@ export async function serveGrpc(
   }
   const level = levelOf(options.inferResponseCompression);
   const transport = transportOf(options.transport, level);
-  checkRuntimeServesGrpc(options.allowDenoHttp2);
   const restricted = restrictionCheck(options.restrictedApis);
+  // After the options' own checks (a bad option is named wherever it is given), before anything
+  // is made that would need closing.
+  checkRuntimeServesGrpc(options.allowDenoHttp2);
   const traces = traceOption(server, options.trace);
   const ctx: RpcContext = {
     server,

@@ -117,7 +117,9 @@ for (const runtime of runtimes) {
     if (!c) {
       const { file, tail } = lastWords(runtime, r.output);
       summary.push(
-        `${name}: did not finish (exit ${r.status})${file ? `, in ${file}` : ""}; its last lines:`,
+        `${name}: did not finish (exit ${r.status})${
+          file ? `; the last test file it named: ${file}` : ""
+        }; its last lines:`,
         ...tail.map((l) => `  | ${l}`),
       );
       broken = true;

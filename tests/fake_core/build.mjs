@@ -86,7 +86,13 @@ const args = [
 console.log(`fake core: compiling ${sources.length} files of tests/fake_core with ${cc}`);
 const res = spawnSync(cc, args, { cwd: root, stdio: "inherit" });
 if (res.error) {
-  console.error(`fake core: could not run ${cc}: ${res.error.message}`);
+  console.error(
+    res.error.code === "ENOENT"
+      ? `fake core: no C compiler: \`${cc}\` is not on PATH. The fake core is C: install one ` +
+        "(Debian: apt-get install gcc) or name it with CC=…; or run on a real core with " +
+        "TRITONSERVER_LIB=/path/to/libtritonserver.so"
+      : `fake core: could not run ${cc}: ${res.error.message}`,
+  );
   process.exit(1);
 }
 if (res.status !== 0) {

@@ -17,8 +17,8 @@ export interface TestWorker {
 const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
 const url = new URL("./attach_worker.ts", import.meta.url);
 
-/** Starts a worker running attach_worker.ts. */
-export async function startWorker(): Promise<TestWorker> {
+/** Starts a worker running attach_worker.ts, or the module `script` names. */
+export async function startWorker(script: URL = url): Promise<TestWorker> {
   const queue: Record<string, unknown>[] = [];
   const waiters: (() => void)[] = [];
   const push = (m: unknown) => {
@@ -29,13 +29,13 @@ export async function startWorker(): Promise<TestWorker> {
   let terminate: () => Promise<void>;
   if (isNode) {
     const { Worker } = await import("node:worker_threads");
-    const w = new Worker(url);
+    const w = new Worker(script);
     w.on("message", push);
     w.on("error", (e) => push({ kind: "worker-error", message: String(e) }));
     post = (m) => w.postMessage(m);
     terminate = async () => void (await w.terminate());
   } else {
-    const w = new Worker(url.href, { type: "module" });
+    const w = new Worker(script.href, { type: "module" });
     w.onmessage = (e) => push(e.data);
     w.onerror = (e) => push({ kind: "worker-error", message: String(e.message ?? e) });
     post = (m) => w.postMessage(m);

@@ -317,8 +317,9 @@ for (const how of ["crash", "terminate"] as const) {
       last.logged.some((l: string) => l.includes("worker 1 of 3 died")),
       JSON.stringify(last.logged),
     );
-    // The dead worker may have held a use of the server when it died: then the stop says so.
-    assert.match(last.stop, /^(resolved|INTERNAL: attached workers still held 1 use\(s\))/);
+    // The dead worker may have held uses of the server when it died (one for its turn's calls,
+    // one while it had requests in flight): then the stop says so.
+    assert.match(last.stop, /^(resolved|INTERNAL: attached workers still held [12] use\(s\))/);
   });
 }
 
@@ -352,4 +353,13 @@ test("workers > 1 is refused with the reason where it cannot be served", async (
   if ("Bun" in globalThis) {
     await refused({ workers: 2, allowBunWorkers: false }, "UNSUPPORTED", /allowBunWorkers/);
   }
+});
+
+test("serveGrpc() refuses workers > 1 (served on one thread)", async () => {
+  const { serveGrpc } = await import("../grpc.ts");
+  await assert.rejects(
+    serveGrpc(server, { port: 0, ...{ workers: 2 } }),
+    (e) =>
+      e instanceof TritonError && e.code === "UNSUPPORTED" && /one thread only/.test(e.message),
+  );
 });

@@ -79,6 +79,8 @@ export interface ServiceHooks {
   readonly changes?: StateChanges;
   /** In the owner, where `threads` > 1: has every worker apply a change the owner made. */
   readonly mirror?: (op: string, args: readonly unknown[]) => void;
+  /** In the owner, where `threads` > 1: every worker's answer to `op` (its state's `mirror`). */
+  readonly gather?: (op: string, args: readonly unknown[]) => Promise<unknown[]>;
 }
 
 /** @internal What each runtime adapter gives back. */
@@ -293,6 +295,7 @@ export async function listen(request: ListenRequest): Promise<HttpService> {
       threads,
       changes,
       mirror: (op, args) => void pool?.mirror(op, args).catch(() => {}),
+      gather: (op, args) => pool?.gather(op, args) ?? Promise.resolve([]),
     }
     : {};
   // Each adapter makes the service (which checks the options) before it listens.

@@ -59,8 +59,8 @@ export async function runServeWorker(make: WorkerService): Promise<void> {
       case "mirror":
         void running!.then(({ service }) => {
           try {
-            service.state!.mirror(m.op as string, m.args as unknown[]);
-            port.post({ kind: "mirrored", id: m.id });
+            const value = service.state!.mirror(m.op as string, m.args as unknown[]);
+            port.post({ kind: "mirrored", id: m.id, value });
           } catch (e) {
             port.post({ kind: "mirrored", id: m.id, error: errorMessage(e) });
           }

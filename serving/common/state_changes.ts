@@ -32,8 +32,9 @@ export interface StateChanges {
 export interface StateApplier {
   /** The owner applies a change (mirroring what it changed through the `mirror` hook). */
   apply(op: string, args: readonly unknown[]): unknown | Promise<unknown>;
-  /** A worker applies a change the owner made. */
-  mirror(op: string, args: readonly unknown[]): void;
+  /** A worker applies a change the owner made, or answers a question the owner gathers the
+   * answers to (its value, structured-cloneable). */
+  mirror(op: string, args: readonly unknown[]): unknown;
   /** The changes a starting worker applies first: the owner's state now. */
   snapshot(): StateChange[];
 }

@@ -63,7 +63,7 @@ export interface PoolArgs {
 }
 
 /** Acknowledgements awaited from one worker, by id. */
-type Pending = Map<number, { resolve(): void; reject(e: TritonError): void }>;
+type Pending = Map<number, { resolve(value: unknown): void; reject(e: TritonError): void }>;
 
 interface Member {
   readonly index: number;
@@ -180,7 +180,7 @@ export class WorkerPool {
       case "mirrored": {
         const waiter = member.pending.get(m.id as number);
         member.pending.delete(m.id as number);
-        if (m.error === undefined) waiter?.resolve();
+        if (m.error === undefined) waiter?.resolve(m.value);
         else waiter?.reject(errorOf(m.error as ErrorMessage));
         return;
       }
@@ -208,9 +208,19 @@ export class WorkerPool {
    * A worker that cannot fails the service (its error is the rejection too).
    */
   mirror(op: string, args: readonly unknown[]): Promise<void> {
+    const all = this.gather(op, args).then(() => {});
+    this.#outstanding.add(all);
+    const done = () => this.#outstanding.delete(all);
+    all.then(done, done);
+    return all;
+  }
+
+  /** Asks every worker `op` (its {@link StateApplier.mirror}); resolves with their answers. A
+   * worker that cannot answer fails the service (its error is the rejection too). */
+  gather(op: string, args: readonly unknown[]): Promise<unknown[]> {
     const acks = this.#members.filter((m) => !m.gone).map((m) => {
       const id = this.#nextId++;
-      const ack = new Promise<void>((resolve, reject) => m.pending.set(id, { resolve, reject }));
+      const ack = new Promise<unknown>((resolve, reject) => m.pending.set(id, { resolve, reject }));
       m.thread.post({ kind: "mirror", id, op, args });
       return ack.catch((e: TritonError) => {
         const error = new TritonError(
@@ -221,11 +231,7 @@ export class WorkerPool {
         throw error;
       });
     });
-    const all = Promise.all(acks).then(() => {});
-    this.#outstanding.add(all);
-    const done = () => this.#outstanding.delete(all);
-    all.then(done, done);
-    return all;
+    return Promise.all(acks);
   }
 
   /** Resolves once every change mirrored so far is applied in every worker. */

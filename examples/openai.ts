@@ -12,7 +12,8 @@
  *
  * Environment: `MODEL_REPOSITORY` (default tests/models), `PORT` (default 9000), `HOST` (default
  * 127.0.0.1; 0.0.0.0 in a container), `CORS_ORIGINS` (comma-separated origins whose browser pages
- * may call it, e.g. `http://localhost:5173`, or `*`; default none). On SIGINT or SIGTERM it
+ * may call it, e.g. `http://localhost:5173`, or `*`; default none), `WORKERS` (threads serving,
+ * each on the same port; default 1: see docs/serving.md, "Workers"). On SIGINT or SIGTERM it
  * finishes the requests in flight (streams get 20 s) and exits 0.
  *
  * ```sh
@@ -65,7 +66,10 @@ const server = await new Server({
   startupModels: Object.keys(models),
   log: { info: false },
 }).start();
-const service = await serveOpenAI(server, { hostname, port, models, corsOrigins });
+// WORKERS=2 or more: served by this thread and worker threads on the same port (on Deno
+// `npm run serve:openai` passes --unstable-net; on Bun it needs TRITONFFI_ALLOW_BUN_WORKERS=1).
+const workers = process.env.WORKERS === undefined ? undefined : Number(process.env.WORKERS);
+const service = await serveOpenAI(server, { hostname, port, models, corsOrigins, workers });
 const v1 = `${service.url}/v1`;
 console.log(
   `OpenAI API on ${v1} (${service.runtime}), models ${Object.keys(models).join(", ")} from ` +
@@ -91,9 +95,11 @@ const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: finishing the requests in flight (streams get 20 s)`);
-  await service.close({ timeoutMs: 20_000 });
-  await server.stop();
-  process.exit(0);
+  const failed = await service.close({ timeoutMs: 20_000 }).then(() => false, () => true);
+  await server.stop().catch((e) => console.error(e.message));
+  process.exit(failed ? 1 : 0);
 };
+// A worker thread that dies closes the service (it says why): stop the server, exit 1.
+service.closed.catch(() => void stop("the service failed"));
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));

@@ -45,7 +45,7 @@ const script = process.argv[2] ?? "examples/quickstart.ts";
 // The serving examples listen (and want Deno's request.signal to abort only when a client leaves).
 const listens = ["examples/serve.ts", "examples/openai.ts"].some((s) => script.endsWith(s));
 const [cmd, args] = runtimeCommand(root, env.DEMO_RUNTIME ?? "deno", script, {
-  deno: listens ? ["--allow-net", "--unstable-no-legacy-abort"] : [],
+  deno: listens ? ["--allow-net", "--unstable-no-legacy-abort", "--unstable-net"] : [],
 });
 // The example runs as a child: the signals that stop this process (SIGINT, SIGTERM from a
 // supervisor or `kill`, SIGHUP) are passed on, so that a serving example stops with it, and this

@@ -10,7 +10,8 @@
  * (default 8001), `HOST` (default
  * 127.0.0.1; 0.0.0.0 in a container), `ADMIN_KEY` (when set, the model repository endpoints need
  * the header `admin-key: $ADMIN_KEY`), `ALLOW_CLIENT_SHM=1` (clients may register system shared
- * memory regions, as `tritonserver --allow-client-shm=true`). Every model of the repository is
+ * memory regions, as `tritonserver --allow-client-shm=true`), `WORKERS` (threads serving HTTP,
+ * each on the same port; default 1: see docs/serving.md, "Workers"). Every model of the repository is
  * loaded at start, once both ports are found free (a port in use is one line naming its variable,
  * and exit status 1).
  *
@@ -51,7 +52,10 @@ const server = await new Server({
 const sharedMemory = process.env.ALLOW_CLIENT_SHM === "1"
   ? new SharedMemoryRegions(server)
   : undefined;
-const http = await serve(server, { hostname, port, restrictedApis, sharedMemory });
+// WORKERS=2 or more: HTTP served by this thread and worker threads on the same port (on Deno
+// `npm run serve` passes --unstable-net; on Bun it needs TRITONFFI_ALLOW_BUN_WORKERS=1).
+const workers = process.env.WORKERS === undefined ? undefined : Number(process.env.WORKERS);
+const http = await serve(server, { hostname, port, restrictedApis, sharedMemory, workers });
 // On Deno gRPC is served only where opted in (TRITONFFI_ALLOW_DENO_HTTP2=1): its node:http2 server
 // can be crashed by a client (docs/serving.md). HTTP is served either way.
 const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis, sharedMemory })
@@ -62,8 +66,8 @@ const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis,
     return undefined;
   });
 console.log(
-  `KServe v2 on ${http.url}${grpc ? ` and gRPC ${grpc.address}` : ""} (${http.runtime}), ` +
-    `model repository ${repository}`,
+  `KServe v2 on ${http.url}${grpc ? ` and gRPC ${grpc.address}` : ""} (${http.runtime}, ` +
+    `${http.workers} HTTP thread${http.workers === 1 ? "" : "s"}), model repository ${repository}`,
 );
 
 let stopping = false;
@@ -71,10 +75,15 @@ const stop = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: finishing the requests in flight (event streams get 20 s)`);
-  await Promise.all([http.close({ timeoutMs: 20_000 }), grpc?.close({ timeoutMs: 20_000 })]);
+  const closed = await Promise.allSettled([
+    http.close({ timeoutMs: 20_000 }),
+    grpc?.close({ timeoutMs: 20_000 }),
+  ]);
   sharedMemory?.close();
-  await server.stop();
-  process.exit(0);
+  await server.stop().catch((e) => console.error(e.message));
+  process.exit(closed.some((c) => c.status === "rejected") ? 1 : 0);
 };
+// A worker thread that dies closes the HTTP service (it says why): stop the rest, exit 1.
+http.closed.catch(() => void stop("the HTTP service failed"));
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));

@@ -61,6 +61,8 @@ export function testCommand(root, runtime, paths, filter) {
         // client leaves
         "--allow-net",
         "--unstable-no-legacy-abort",
+        // serve()'s workers listen with Deno.serve's reusePort, which is behind this flag
+        "--unstable-net",
         "--v8-flags=--expose-gc",
         ...(filter ? ["--filter", filter] : []),
         ...paths,

@@ -111,6 +111,9 @@ export interface ClosingSteps {
   endInFlight(): void;
   /** What is left to do once idle and stopped (closing connections). */
   finish?(): Promise<void>;
+  /** What closes beside this thread's listener, started with it and given the same timeout
+   * (milliseconds, undefined: no limit): the service's worker threads. */
+  alongside?(timeoutMs: number | undefined): Promise<void>;
 }
 
 /** The longest wait a timer takes (2^31 − 1 ms, about 24.8 days). */
@@ -157,6 +160,7 @@ export function closing(
       signal?.removeEventListener("abort", abort);
       // Not awaited yet: a listener may close only once what is in flight is done.
       const stopped = steps.stopAccepting();
+      const others = steps.alongside?.(timeout);
       if (timeout !== undefined) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         const late = await Promise.race([
@@ -169,6 +173,7 @@ export function closing(
       await steps.idle();
       await stopped;
       await steps.finish?.();
+      await others;
       onClosed();
     })();
   };

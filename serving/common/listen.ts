@@ -2,12 +2,18 @@
  * Serving a fetch-style service on the runtime's own HTTP server (`Deno.serve`, `Bun.serve`,
  * `node:http`): one adapter per runtime, and the {@link HttpService} every HTTP front end
  * (`serve()`, `serveOpenAI()`) hands back — where it listens, what it is serving, and `close()`.
+ * With `workers` > 1 the calling thread serves as one of them and a {@link WorkerPool} runs the
+ * others, every listener on the same port with `reusePort` (worker_pool.ts).
  *
  * @module
  */
 import { runtimeName } from "../../ffi/mod.ts";
 import { TritonError } from "../../src/errors.ts";
+import type { Server } from "../../src/server.ts";
 import { cannotListen, type CloseOptions, closing, listenOptions } from "./lifecycle.ts";
+import type { StateApplier, StateChanges } from "./state_changes.ts";
+import { WorkerPool } from "./worker_pool.ts";
+import { checkWorkers, workerOptions } from "./worker_options.ts";
 
 /** A fetch-style handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -36,8 +42,14 @@ export interface HttpService extends AsyncDisposable {
    *   name, included), as the rejection.
    */
   close(options?: CloseOptions): Promise<void>;
-  /** Resolves once the service is closed. */
+  /** Resolves once the service is closed. Rejects with a {@link TritonError} INTERNAL when a
+   * worker thread died (or could not apply a change of protocol state) and the service closed
+   * itself for it; {@link close} then rejects with the same error. */
   readonly closed: Promise<void>;
+  /** Threads serving (the `workers` option): 1 is the calling thread alone. */
+  readonly workers: number;
+  /** Requests each thread has taken so far, the calling thread first (index 0). */
+  requestsPerWorker(): number[];
 }
 
 /** @internal What a front end gives the adapters: its handler and what closing needs. */
@@ -53,16 +65,26 @@ export interface ServedService {
   readonly endStreams: (reason: unknown) => void;
   /** What is left to do once the connections are closed (the KServe front end's traces). */
   readonly finish?: () => Promise<void>;
+  /** How it applies changes of protocol state, where it has any (state_changes.ts). */
+  readonly state?: StateApplier;
 }
 
 /** @internal Hooks a runtime adapter gives the service it makes. */
 export interface ServiceHooks {
   /** Called when a response starts streaming (Bun lifts its idle timeout for it). */
   readonly onStream?: (request: Request) => void;
+  /** Threads serving the service (the `workers` option). @default 1 */
+  readonly threads?: number;
+  /** Where `threads` > 1: makes changes of protocol state for the whole service. */
+  readonly changes?: StateChanges;
+  /** In the owner, where `threads` > 1: has every worker apply a change the owner made. */
+  readonly mirror?: (op: string, args: readonly unknown[]) => void;
+  /** In the owner, where `threads` > 1: every worker's answer to `op` (its state's `mirror`). */
+  readonly gather?: (op: string, args: readonly unknown[]) => Promise<unknown[]>;
 }
 
-/** What each runtime adapter gives back. */
-interface Listening {
+/** @internal What each runtime adapter gives back. */
+export interface Listening {
   readonly hostname: string;
   readonly port: number;
   readonly service: ServedService;
@@ -72,9 +94,12 @@ interface Listening {
   closeAll(): Promise<void>;
 }
 
-interface ListenArgs {
+/** @internal What a runtime adapter needs. */
+export interface ListenArgs {
   readonly hostname: string;
   readonly port: number;
+  /** Listen with `SO_REUSEPORT` (the listeners of a service's threads share the port). */
+  readonly reusePort: boolean;
   readonly service: (hooks: ServiceHooks) => ServedService;
 }
 
@@ -86,6 +111,7 @@ function listenDeno(args: ListenArgs): Listening {
     httpServer = Deno.serve({
       hostname: args.hostname,
       port: args.port,
+      ...(args.reusePort ? { reusePort: true } : {}),
       onListen() {},
     }, (request) => service.fetch(request));
   } catch (e) {
@@ -114,6 +140,7 @@ interface BunGlobal {
     port: number;
     fetch(request: Request): Promise<Response>;
     maxRequestBodySize: number;
+    reusePort: boolean;
   }): BunServer;
 }
 
@@ -131,6 +158,7 @@ function listenBun(args: ListenArgs): Listening {
       // Bun's own cap answers 413 without a word; the handler's (which streams the body and
       // stops at its limit) answers with the error JSON, so Bun's is lifted.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      reusePort: args.reusePort,
     });
   } catch (e) {
     throw cannotListen(args.hostname, args.port, e);
@@ -161,7 +189,8 @@ async function listenNode(args: ListenArgs): Promise<Listening> {
   try {
     await new Promise<void>((resolve, reject) => {
       nodeServer.once("error", reject);
-      nodeServer.listen(args.port, args.hostname, () => {
+      // reusePort: Node >= 22.12 (23.1); the package asks for 22.18.
+      nodeServer.listen({ port: args.port, host: args.hostname, reusePort: args.reusePort }, () => {
         nodeServer.off("error", reject);
         resolve();
       });
@@ -187,6 +216,29 @@ async function listenNode(args: ListenArgs): Promise<Listening> {
   };
 }
 
+/** @internal Listens on this runtime's HTTP server (the adapter of {@link listen}). */
+export function listenOn(args: ListenArgs): Listening | Promise<Listening> {
+  const runtime = runtimeName();
+  return runtime === "deno"
+    ? listenDeno(args)
+    : runtime === "bun"
+    ? listenBun(args)
+    : listenNode(args);
+}
+
+/** @internal How a front end runs on worker threads (the `workers` option). */
+export interface WorkerSupport {
+  /** The server served (shared with the workers). */
+  readonly server: Server;
+  /** The front end's worker module (it calls `runServeWorker`). */
+  readonly entry: URL;
+  /** The options a worker makes its service with (structured-cloneable): the front end's own,
+   * less what cannot cross threads.
+   * @throws {TritonError} UNSUPPORTED or INVALID_ARG for an option that cannot be served on
+   *   several threads, naming it. */
+  readonly options: () => unknown;
+}
+
 /** @internal What {@link listen} needs of a front end. */
 export interface ListenRequest {
   /** The function that listens, for messages (`"serve()"`). */
@@ -200,6 +252,8 @@ export interface ListenRequest {
   /** Makes the service; it checks the rest of the options (and throws for bad ones) before
    * anything listens. */
   readonly service: (hooks: ServiceHooks) => ServedService;
+  /** Where the front end can run on worker threads; absent: `workers` must be 1. */
+  readonly workers?: WorkerSupport;
 }
 
 /**
@@ -217,34 +271,117 @@ export async function listen(request: ListenRequest): Promise<HttpService> {
     request.fields,
     request.defaultPort,
   );
-  const args: ListenArgs = { hostname, port, service: request.service };
+  const { workers: threads, allowBunWorkers } = workerOptions(request.what, request.options);
+  const support = request.workers;
+  const workerInit = threads > 1 ? checkWorkers(request.what, support, allowBunWorkers) : undefined;
+  const counters = new Int32Array(new SharedArrayBuffer(4 * threads));
+  let service: ServedService | undefined;
+  let pool: WorkerPool | undefined;
+  let failure: TritonError | undefined;
+  let failed: (error: TritonError) => void = () => {};
+  const changes: StateChanges | undefined = threads > 1
+    ? {
+      change: async (op, args) => {
+        const state = service?.state;
+        if (state === undefined) throw new TritonError("INTERNAL", `no state change ${op}`);
+        const value = await state.apply(op, args);
+        await pool?.settled();
+        return value;
+      },
+    }
+    : undefined;
+  const hooks: ServiceHooks = threads > 1
+    ? {
+      threads,
+      changes,
+      mirror: (op, args) => void pool?.mirror(op, args).catch(() => {}),
+      gather: (op, args) => pool?.gather(op, args) ?? Promise.resolve([]),
+    }
+    : {};
   // Each adapter makes the service (which checks the options) before it listens.
-  const runtime = runtimeName();
-  const listening = runtime === "deno"
-    ? listenDeno(args)
-    : runtime === "bun"
-    ? listenBun(args)
-    : await listenNode(args);
-  const { service } = listening;
+  const listening = await listenOn({
+    hostname,
+    port,
+    reusePort: threads > 1,
+    service: (adapterHooks) => {
+      const made = request.service({ ...adapterHooks, ...hooks });
+      service = made;
+      return { ...made, fetch: countedBy(counters, 0, made.fetch) };
+    },
+  });
+  const served = listening.service;
+  if (threads > 1) {
+    pool = new WorkerPool({
+      what: request.what,
+      server: support!.server,
+      entry: support!.entry,
+      threads,
+      hostname: listening.hostname,
+      port: listening.port,
+      options: workerInit,
+      counters: counters.buffer as SharedArrayBuffer,
+      change: (op, args) => changes!.change(op, args),
+      snapshot: () => service?.state?.snapshot() ?? [],
+      failed: (error) => failed(error),
+    });
+    try {
+      await pool.start();
+    } catch (e) {
+      await listening.stopAccepting();
+      await listening.closeAll();
+      await served.finish?.();
+      throw e;
+    }
+  }
   const { close, closed } = closing({
     // Deno's shutdown resolves only once the requests in flight are done.
     stopAccepting: () => listening.stopAccepting(),
-    idle: () => service.idle(),
+    idle: () => served.idle(),
     endInFlight: () =>
-      service.endStreams(new TritonError("UNAVAILABLE", "the HTTP service is closing")),
-    finish: () => listening.closeAll().then(() => service.finish?.()),
+      served.endStreams(new TritonError("UNAVAILABLE", "the HTTP service is closing")),
+    finish: () => listening.closeAll().then(() => served.finish?.()),
+    alongside: (timeoutMs) => pool?.close(timeoutMs) ?? Promise.resolve(),
   }, signal);
+  const orFailure = <T>(p: Promise<T>): Promise<T> =>
+    p.then((value) => {
+      if (failure !== undefined) throw failure;
+      return value;
+    });
+  const closedOrFailed = orFailure(closed);
+  closedOrFailed.catch(() => {}); // the user's to await; never an unhandled rejection
+  failed = (error) => {
+    if (failure !== undefined) return;
+    failure = error;
+    console.error(`tritonffi: ${error.message}; closing the whole service`);
+    void close({ timeoutMs: 0 }).catch(() => {});
+  };
   const host = listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname;
+  const runtime = runtimeName();
+  const closeService = (options?: CloseOptions) => orFailure(close(options));
   return {
     hostname: listening.hostname,
     port: listening.port,
     url: `http://${host}:${listening.port}`,
     runtime,
     get active() {
-      return service.active();
+      return served.active();
     },
-    close,
-    closed,
-    [Symbol.asyncDispose]: () => close(),
+    workers: threads,
+    requestsPerWorker: () => Array.from(counters, (_, i) => Atomics.load(counters, i)),
+    close: closeService,
+    closed: closedOrFailed,
+    [Symbol.asyncDispose]: () => closeService(),
+    ...(pool === undefined ? {} : { [WORKER_POOL]: pool }),
+  };
+}
+
+/** @internal The {@link WorkerPool} of a service with workers (tests end its workers). */
+export const WORKER_POOL: unique symbol = Symbol("tritonffi.workerPool");
+
+/** @internal `fetch`, counting each request in `counters[index]`. */
+export function countedBy(counters: Int32Array, index: number, fetch: FetchHandler): FetchHandler {
+  return (request) => {
+    Atomics.add(counters, index, 1);
+    return fetch(request);
   };
 }

@@ -25,6 +25,7 @@ import {
   type DeviceBytes,
 } from "./cuda_shared_memory.ts";
 import { checkRegionPart } from "./region_part.ts";
+import type { StateChange } from "../common/state_changes.ts";
 
 /** A registered region as the status calls report it. */
 export interface SharedMemoryRegionStatus {
@@ -94,6 +95,8 @@ export class SharedMemoryRegions implements Disposable {
   readonly #server: Server;
   readonly #regions = new Map<string, Region>();
   readonly #cuda: CudaRegions;
+  /** Who hears of each system region registered or unregistered (a service's workers). */
+  readonly #watchers = new Set<(change: StateChange) => void>();
 
   /** Regions for the front ends of `server` (which maps them through its FFI). */
   constructor(server: Server) {
@@ -156,6 +159,19 @@ export class SharedMemoryRegions implements Disposable {
       leases: 0,
       unregistered: false,
     });
+    this.#tell({ op: "shm.register", args: [name, key, start, size] });
+  }
+
+  /** @internal Calls `watcher` after each system region registered (`shm.register` with
+   * `[name, key, offset, byteSize]`) or unregistered (`shm.unregister`, `[name]`), until the
+   * function returned is called. A service served by several threads mirrors them so. */
+  watch(watcher: (change: StateChange) => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  #tell(change: StateChange): void {
+    for (const watcher of this.#watchers) watcher(change);
   }
 
   /**
@@ -231,9 +247,10 @@ export class SharedMemoryRegions implements Disposable {
     const names = name === "" ? [...this.#regions.keys()] : [name];
     for (const n of names) {
       const region = this.#regions.get(n);
-      if (region === undefined) continue;
+      if (region === undefined || region.unregistered) continue;
       region.unregistered = true;
       if (region.leases === 0) this.#unmap(n, region);
+      this.#tell({ op: "shm.unregister", args: [n] });
     }
   }
 

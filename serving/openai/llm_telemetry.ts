@@ -108,13 +108,24 @@ const E2E_BUCKETS = [
   7680,
 ];
 
+/** A histogram's observations of one model: the count in each bucket (not cumulative), the sum
+ * and the count. */
+export interface HistogramSeries {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** Observations by histogram name, then by model (plain data, for other threads). */
+export type HistogramData = Record<string, Record<string, HistogramSeries>>;
+
 /** One Prometheus histogram with a `model_name` label. */
 class Histogram {
   readonly #name: string;
   readonly #help: string;
   readonly #buckets: readonly number[];
   /** Per model: the count in each bucket (not cumulative), then the sum. */
-  readonly #series = new Map<string, { counts: number[]; sum: number; count: number }>();
+  readonly #series = new Map<string, HistogramSeries>();
 
   constructor(name: string, help: string, buckets: readonly number[]) {
     this.#name = name;
@@ -134,12 +145,35 @@ class Histogram {
     series.count++;
   }
 
-  /** The Prometheus text of the histogram (nothing before the first observation). */
-  render(): string {
-    if (this.#series.size === 0) return "";
+  get name(): string {
+    return this.#name;
+  }
+
+  /** Its observations, by model, as plain data. */
+  data(): Record<string, HistogramSeries> {
+    return Object.fromEntries(this.#series);
+  }
+
+  /** The Prometheus text of the histogram (nothing before the first observation), its own
+   * observations added to `others` (other threads' of the same service). */
+  render(others: readonly Record<string, HistogramSeries>[] = []): string {
+    const all = new Map<string, HistogramSeries>();
+    for (const part of [this.data(), ...others]) {
+      for (const [model, s] of Object.entries(part)) {
+        const into = all.get(model);
+        if (into === undefined) {
+          all.set(model, { counts: [...s.counts], sum: s.sum, count: s.count });
+          continue;
+        }
+        s.counts.forEach((n, i) => (into.counts[i] += n));
+        into.sum += s.sum;
+        into.count += s.count;
+      }
+    }
+    if (all.size === 0) return "";
     const name = this.#name;
     let text = `# HELP ${name} ${this.#help}\n# TYPE ${name} histogram\n`;
-    for (const [model, series] of this.#series) {
+    for (const [model, series] of all) {
       const label = `model_name="${escapeLabel(model)}"`;
       let cumulative = 0;
       this.#buckets.forEach((le, i) => {
@@ -179,10 +213,21 @@ export class LatencyHistograms {
     E2E_BUCKETS,
   );
 
-  /** The Prometheus text of the three. */
-  render(): string {
-    return this.timeToFirstToken.render() + this.timePerOutputToken.render() +
-      this.endToEnd.render();
+  /** Their observations as plain data (what another thread of the service adds to its own). */
+  data(): HistogramData {
+    const out: HistogramData = {};
+    for (const h of this.#all()) out[h.name] = h.data();
+    return out;
+  }
+
+  /** The Prometheus text of the three, with the observations of `others` (the other threads of
+   * the service) added. */
+  render(others: readonly HistogramData[] = []): string {
+    return this.#all().map((h) => h.render(others.map((o) => o[h.name] ?? {}))).join("");
+  }
+
+  #all(): Histogram[] {
+    return [this.timeToFirstToken, this.timePerOutputToken, this.endToEnd];
   }
 
   /** Starts watching one call that arrived at `arrivedMs` (`performance.now()`). */

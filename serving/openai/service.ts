@@ -33,7 +33,9 @@ import type { OpenAIModel } from "./mapping.ts";
 import { type ServedModel, servedModels } from "./models.ts";
 import { chatRequest, checkDepth, completionRequest, embeddingRequest } from "./request.ts";
 import { modelObject } from "./responses.ts";
-import { LatencyHistograms, watchEmbeddings } from "./llm_telemetry.ts";
+import { type HistogramData, LatencyHistograms, watchEmbeddings } from "./llm_telemetry.ts";
+import type { StateApplier } from "../common/state_changes.ts";
+import { moduleBeside } from "../common/module_url.ts";
 
 /**
  * Categories of the OpenAI front end's routes that {@link OpenAIOptions.restrictedApis} can
@@ -93,6 +95,17 @@ export interface ServeOpenAIOptions extends OpenAIOptions {
   readonly port?: number;
   /** Aborting it closes the service, as {@link OpenAIService.close} does. */
   readonly signal?: AbortSignal;
+  /**
+   * Threads that serve: the calling thread and `workers − 1` worker threads, each attached to
+   * `server` and accepting its own connections on the same port (`reusePort`), as `serve()`'s
+   * `workers` of `tritonffi/serve`. `/metrics` adds up every thread's latency histograms. Needs
+   * the native callbacks; on Deno the `--unstable-net` flag; on Bun {@link allowBunWorkers}.
+   * @default 1 (the calling thread alone)
+   */
+  readonly workers?: number;
+  /** On Bun, serve with `workers` > 1 anyway (see `Server.attach()`'s `allowBunWorkers`). Without
+   * it `TRITONFFI_ALLOW_BUN_WORKERS=1` decides. @default false */
+  readonly allowBunWorkers?: boolean;
 }
 
 /** A running OpenAI service; see {@link serveOpenAI}. Closing it ends the event streams still
@@ -161,6 +174,8 @@ interface Served {
   readonly keepStream: (response: Response, stream: EventStream) => void;
   /** The latency histograms of `/metrics`. */
   readonly histograms: LatencyHistograms;
+  /** Their Prometheus text, every thread's observations together. */
+  readonly histogramText: () => Promise<string>;
 }
 
 /** A route's handler. */
@@ -269,8 +284,8 @@ const health = (up: (server: Server) => boolean, what: string): Handler => ({ se
     : errorResponse(new OpenAIError(400, `the server is not ${what}`));
 
 /** Triton's metrics, then the latency histograms. */
-const metrics: Handler = ({ server, histograms }) =>
-  new Response(withNewline(server.metrics()) + histograms.render(), {
+const metrics: Handler = async ({ server, histogramText }) =>
+  new Response(withNewline(server.metrics()) + await histogramText(), {
     headers: { "content-type": "text/plain; charset=utf-8" },
   });
 
@@ -313,6 +328,21 @@ export function openaiService(
   const streams = new WeakMap<Response, EventStream>();
   const open = new Set<EventStream>();
   const calls = new Calls();
+  const histograms = new LatencyHistograms();
+  const state: StateApplier = {
+    // The owner: its histograms with every worker's observations.
+    apply: async (op) => {
+      if (op !== HISTOGRAMS) throw new TritonError("UNSUPPORTED", `no operation ${op}`);
+      const others = await hooks.gather?.(HISTOGRAM_DATA, []) ?? [];
+      return histograms.render(others as HistogramData[]);
+    },
+    // A worker: its observations, for the owner to add up.
+    mirror: (op) => {
+      if (op !== HISTOGRAM_DATA) throw new TritonError("UNSUPPORTED", `no operation ${op}`);
+      return histograms.data();
+    },
+    snapshot: () => [],
+  };
 
   const app = new Hono();
   app.onError((err) => errorResponse(err));
@@ -340,7 +370,12 @@ export function openaiService(
       open.add(stream);
       stream.ended.then(() => open.delete(stream));
     },
-    histograms: new LatencyHistograms(),
+    histograms,
+    // On several threads the owner adds up every thread's observations.
+    histogramText: () =>
+      hooks.changes === undefined
+        ? Promise.resolve(histograms.render())
+        : hooks.changes.change(HISTOGRAMS, []) as Promise<string>,
   };
   for (const [method, paths, category, handler] of ROUTES) {
     route(method, paths, category, (c) => handler(served, c));
@@ -358,8 +393,14 @@ export function openaiService(
     endStreams: (reason) => {
       for (const stream of open) stream.stop(reason);
     },
+    state,
   };
 }
+
+/** The owner's operation: the latency histograms' text, every thread's observations added. */
+const HISTOGRAMS = "histograms.text";
+/** A worker's answer: its observations ({@link HistogramData}). */
+const HISTOGRAM_DATA = "histograms.data";
 
 /**
  * The OpenAI-compatible API over `server` as a fetch-style handler, for `Deno.serve`,
@@ -402,7 +443,9 @@ export function openaiHandler(server: Server, options: OpenAIOptions = {}): Fetc
  * ```
  * @throws {TritonError} INVALID_ARG for bad options or a mapping that does not fit its model
  *   (naming the model and the tensor); Triton's error for a model in `models` that is not ready;
- *   UNAVAILABLE when it cannot listen. Each as the rejection.
+ *   UNAVAILABLE when it cannot listen; UNSUPPORTED for `workers` > 1 where this process cannot
+ *   serve on several threads (see {@link ServeOpenAIOptions.workers}), naming why. Each as the
+ *   rejection.
  */
 export function serveOpenAI(
   server: Server,
@@ -414,5 +457,20 @@ export function serveOpenAI(
     fields: `{ hostname?, port?, signal?, ${OPTION_FIELDS.slice(2)}`,
     defaultPort: 9000,
     service: (hooks) => openaiService(server, options, hooks),
+    workers: {
+      server,
+      entry: moduleBeside(import.meta.url, "openai_worker"),
+      options: (): OpenAIOptions => {
+        const {
+          signal: _signal,
+          workers: _workers,
+          allowBunWorkers: _allow,
+          hostname: _hostname,
+          port: _port,
+          ...rest
+        } = options;
+        return rest;
+      },
+    },
   });
 }

@@ -243,6 +243,7 @@ export function fakeCuda(): Promise<FakeCuda | undefined> {
 export async function runScript(
   script: string,
   extraEnv: Record<string, string>,
+  denoFlags: readonly string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const { spawnSync } = await import("node:child_process");
   const process = (await import("node:process")).default;
@@ -255,6 +256,7 @@ export async function runScript(
       "--allow-env",
       "--allow-read",
       "--allow-write",
+      ...denoFlags,
       path,
     ]]
     : [process.execPath, [path]];

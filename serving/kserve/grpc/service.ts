@@ -12,6 +12,7 @@ import { TritonError } from "../../../src/errors.ts";
 import { env, runtimeName } from "../../../ffi/mod.ts";
 import type { Server } from "../../../src/server.ts";
 import { Calls, type CloseOptions, closing, listenOptions } from "../../common/lifecycle.ts";
+import { workerOptions } from "../../common/worker_options.ts";
 import { type RestrictedApis, restrictionCheck } from "../../common/restricted.ts";
 import { serviceDefinitions } from "./definitions.ts";
 import { healthHandlers, inferenceHandlers } from "./handlers.ts";
@@ -182,7 +183,8 @@ function transportOf(given: unknown, level: CompressionLevel): GrpcTransportName
  * console.log(`KServe v2 gRPC on ${grpcService.address}`);
  * ```
  * @throws {TritonError} INVALID_ARG for bad options (a `TRITONFFI_GRPC_TRANSPORT` other than
- *   `grpc-js` or `http2` included); UNSUPPORTED on Deno without `allowDenoHttp2` (see there);
+ *   `grpc-js` or `http2` included); UNSUPPORTED on Deno without `allowDenoHttp2` (see there),
+ *   and for a `workers` option other than 1 (gRPC is served on the calling thread only);
  *   UNAVAILABLE when it cannot listen.
  */
 export async function serveGrpc(
@@ -195,6 +197,13 @@ export async function serveGrpc(
     "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, inferResponseCompression?, sharedMemory?, trace?, signal?, allowDenoHttp2? }",
     8001,
   );
+  if (workerOptions("serveGrpc()", options).workers > 1) {
+    throw new TritonError(
+      "UNSUPPORTED",
+      "serveGrpc() serves on one thread only (workers: 1): its worker threads are not built " +
+        "yet; serve() and serveOpenAI() take workers",
+    );
+  }
   const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   if (
     !Number.isInteger(maxMessageBytes) || maxMessageBytes < 0 || maxMessageBytes > MAX_MESSAGE_BYTES

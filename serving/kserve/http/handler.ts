@@ -33,10 +33,9 @@ import {
   serverLive,
   serverMetadata,
   serverReady,
-  sharedMemoryRegister,
   sharedMemoryStatus,
-  sharedMemoryUnregister,
 } from "../operations.ts";
+import { cudaWithWorkers, kserveState, Op } from "../protocol_state.ts";
 import { repositoryAction, repositoryIndexJson } from "./repository.ts";
 import { SETTINGS_ROUTES } from "./settings_routes.ts";
 import {
@@ -55,6 +54,7 @@ import {
   restrictionGuard,
 } from "../../common/restricted.ts";
 import type { FetchHandler, ServedService, ServiceHooks } from "../../common/listen.ts";
+import type { StateChanges } from "../../common/state_changes.ts";
 
 /** What the handler accepts and who may call what. */
 export interface KServeOptions {
@@ -209,18 +209,17 @@ const systemShmRegister: Handler = async (s, c) => {
   const json = await readJsonObject(c.req.raw, s.limits.json, "register");
   const count = (key: string) =>
     json[key] === undefined ? undefined : unsigned(json[key], `'${key}'`);
-  sharedMemoryRegister(
-    s.regions,
+  await s.changes.change(Op.SHM_REGISTER, [
     withoutNul(c.req.param("region")!, "the region name"),
     json.key === undefined ? undefined : string(json.key, "'key'"),
     count("offset"),
     count("byte_size"),
-  );
+  ]);
   return ok();
 };
 
-const systemShmUnregister: Handler = (s, c) => {
-  sharedMemoryUnregister(s.regions, c.req.param("region") ?? "");
+const systemShmUnregister: Handler = async (s, c) => {
+  await s.changes.change(Op.SHM_UNREGISTER, [c.req.param("region") ?? ""]);
   return ok();
 };
 
@@ -236,6 +235,7 @@ const cudaShmStatus: Handler = (s, c) =>
 const cudaShmRegister: Handler = async (s, c) => {
   const json = await readJsonObject(c.req.raw, s.limits.json, "register");
   const name = withoutNul(c.req.param("region") ?? "", "the region name");
+  if (s.threads > 1 && s.regions !== undefined) cudaWithWorkers();
   cudaSharedMemoryRegister(s.regions, name, () => {
     const raw = json.raw_handle;
     const b64 = raw !== null && typeof raw === "object" && !Array.isArray(raw)
@@ -338,6 +338,12 @@ export function kserveService(
   const streams = new WeakMap<Response, EventStream>();
   const open = new Set<EventStream>();
   const calls = new Calls();
+  const threads = hooks.threads ?? 1;
+  const state = kserveState({ server, regions, traces, threads, mirror: hooks.mirror });
+  // One thread: a change is applied here, at once.
+  const changes: StateChanges = hooks.changes ?? {
+    change: async (op, args) => await state.apply(op, args),
+  };
 
   const app = new Hono();
   app.onError((err) => responseForError(err));
@@ -350,6 +356,8 @@ export function kserveService(
     regions,
     limits,
     traces,
+    threads,
+    changes,
     keepStream: (request, response, stream) => {
       streams.set(response, stream);
       open.add(stream);
@@ -369,7 +377,11 @@ export function kserveService(
     fetch,
     active: () => calls.size,
     traces,
-    finish: () => ownsTraces ? traces.close() : Promise.resolve(),
+    state,
+    finish: () => {
+      state.stop();
+      return ownsTraces ? traces.close() : Promise.resolve();
+    },
     idle: () => calls.idle(),
     endStreams: (reason) => {
       for (const stream of open) stream.stop(reason);

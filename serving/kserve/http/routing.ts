@@ -15,6 +15,7 @@ import type { Method } from "../../common/routes.ts";
 import { versionOf } from "../operations.ts";
 import type { SharedMemoryRegions } from "../shared_memory.ts";
 import type { TraceManager } from "../trace_manager.ts";
+import type { StateChanges } from "../../common/state_changes.ts";
 
 /** What the routes of one service share. */
 export interface Served {
@@ -23,6 +24,11 @@ export interface Served {
   readonly regions: SharedMemoryRegions | undefined;
   readonly limits: RequestLimits;
   readonly traces: TraceManager;
+  /** Threads serving the service (its `workers`). */
+  readonly threads: number;
+  /** Changes protocol state (shared memory, log and trace settings) for the whole service,
+   * whichever thread answers (../protocol_state.ts). */
+  readonly changes: StateChanges;
   /** Keeps the event stream of a streamed `response` (to `request`): the call counts until the
    * stream ends, and closing the service ends it. */
   readonly keepStream: (request: Request, response: Response, stream: EventStream) => void;

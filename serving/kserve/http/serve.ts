@@ -7,6 +7,9 @@
 import { type KServeOptions, kserveService } from "./handler.ts";
 import type { Server } from "../../../src/server.ts";
 import { type HttpService, listen } from "../../common/listen.ts";
+import { moduleBeside } from "../../common/module_url.ts";
+import { unsupported } from "../../common/refusals.ts";
+import { TraceManager, type TraceServeOptions } from "../trace_manager.ts";
 
 export type { HttpService };
 
@@ -21,6 +24,57 @@ export interface ServeOptions extends KServeOptions {
   readonly port?: number;
   /** Aborting it closes the service, as {@link HttpService.close} does. */
   readonly signal?: AbortSignal;
+  /**
+   * Threads that serve: the calling thread and `workers − 1` worker threads, each attached to
+   * `server` (`Server.share()` / `Server.attach()`) and accepting its own connections on the same
+   * port (`reusePort`: Linux spreads new connections over them). Shared memory regions, log and
+   * trace settings are one for the whole service, whichever thread answers (docs/serving.md,
+   * "Workers"). Needs the native callbacks; on Deno the `--unstable-net` flag; on Bun the
+   * {@link allowBunWorkers} opt-in. With more than 1, CUDA shared memory and tracing are
+   * UNSUPPORTED, and `trace` cannot be a {@link TraceManager}.
+   * @default 1 (the calling thread alone)
+   */
+  readonly workers?: number;
+  /** On Bun, serve with `workers` > 1 anyway (see `Server.attach()`'s `allowBunWorkers`: a worker
+   * that dies while Triton holds its requests is not safe there). Without it
+   * `TRITONFFI_ALLOW_BUN_WORKERS=1` decides. @default false */
+  readonly allowBunWorkers?: boolean;
+}
+
+/** @internal The options a worker thread of {@link serve} starts with (structured-cloneable). */
+export type WorkerKServeOptions = Omit<KServeOptions, "sharedMemory" | "trace"> & {
+  /** Whether the service serves shared memory (each worker keeps its own copy of the regions). */
+  readonly sharedMemory: boolean;
+  readonly trace?: TraceServeOptions;
+};
+
+/** The options of {@link serve}'s worker threads.
+ * @throws {TritonError} UNSUPPORTED for a {@link TraceManager} or a trace level other than OFF. */
+function workerOptions(options: ServeOptions): WorkerKServeOptions {
+  const {
+    signal: _signal,
+    workers: _workers,
+    allowBunWorkers: _allow,
+    hostname: _hostname,
+    port: _port,
+    sharedMemory,
+    trace,
+    ...rest
+  } = options;
+  if (trace instanceof TraceManager) {
+    unsupported(
+      "serve(): workers > 1 takes trace options, not a TraceManager (its settings and file " +
+        "belong to one thread)",
+    );
+  }
+  const level = trace?.level;
+  if (level !== undefined && level !== "OFF" && !(Array.isArray(level) && level.join() === "OFF")) {
+    unsupported(
+      "serve(): tracing is not served with workers > 1 (each thread would sample and write " +
+        "the trace file on its own); serve with workers: 1 to trace",
+    );
+  }
+  return { ...rest, sharedMemory: sharedMemory !== undefined, trace };
 }
 
 /**
@@ -41,7 +95,9 @@ export interface ServeOptions extends KServeOptions {
  * console.log(`KServe v2 on ${http.url}: ready ${ready.status}`); // ready 200
  * ```
  * @throws {TritonError} INVALID_ARG for bad options; UNAVAILABLE when it cannot listen (the
- *   port is taken, the address is not this machine's).
+ *   port is taken, the address is not this machine's); UNSUPPORTED for `workers` > 1 where this
+ *   process cannot serve on several threads (see {@link ServeOptions.workers}), naming why; a
+ *   worker's error when one cannot start. Each as the rejection.
  */
 export function serve(server: Server, options: ServeOptions = {}): Promise<HttpService> {
   return listen({
@@ -50,5 +106,10 @@ export function serve(server: Server, options: ServeOptions = {}): Promise<HttpS
     fields: "{ hostname?, port?, signal?, … }",
     defaultPort: 8000,
     service: (hooks) => kserveService(server, options, hooks),
+    workers: {
+      server,
+      entry: moduleBeside(import.meta.url, "kserve_worker"),
+      options: () => workerOptions(options),
+    },
   });
 }

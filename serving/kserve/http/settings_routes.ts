@@ -16,9 +16,9 @@ import {
   type LogSettingValue,
   traceSettingsOf,
   type TraceSettingValue,
-  updateLogSettings,
-  updateTraceSettings,
 } from "../log_trace_settings.ts";
+import type { TraceSettingsValue } from "../trace_manager.ts";
+import { Op } from "../protocol_state.ts";
 
 /** A log setting's JSON value as the plain value (objects and arrays refused, naming it). */
 function logValue(name: string, value: Json): LogSettingValue {
@@ -46,12 +46,12 @@ function traceJson(settings: Record<string, string[]>): Record<string, string | 
 const JSON_TYPE = { "content-type": "application/json" };
 const json = (value: unknown) => new Response(JSON.stringify(value), { headers: JSON_TYPE });
 
-const logging: Handler = async ({ server, limits }, c) => {
+const logging: Handler = async ({ server, limits, changes }, c) => {
   if (c.req.method === "GET") return json(logSettings(server));
   const update: Record<string, LogSettingValue> = {};
   const body = await readJsonObject(c.req.raw, limits.json, "log settings");
   for (const [k, v] of Object.entries(body)) update[k] = logValue(k, v);
-  return json(updateLogSettings(server, update));
+  return json(await changes.change(Op.LOG_UPDATE, [update]));
 };
 
 /** The trace settings of `model` ("" for the global ones), changed first on a POST. */
@@ -61,7 +61,8 @@ async function trace(s: Served, c: Context, model: string): Promise<Response> {
   const update: Record<string, TraceSettingValue> = {};
   const body = await readJsonObject(c.req.raw, s.limits.json, "trace settings");
   for (const [k, v] of Object.entries(body)) update[k] = traceValue(k, v);
-  return json(traceJson(updateTraceSettings(server, traces, model, update)));
+  const settings = await s.changes.change(Op.TRACE_UPDATE, [model, update]);
+  return json(traceJson(settings as TraceSettingsValue));
 }
 const globalTrace: Handler = (s, c) => trace(s, c, "");
 const modelTrace: Handler = (s, c) => trace(s, c, modelName(c));

@@ -18,7 +18,7 @@ import { type Server, TritonError } from "../mod.ts";
 import { type HttpService, serve, SharedMemoryRegions, TraceManager } from "../serve.ts";
 import { WORKER_POOL } from "../serving/common/listen.ts";
 import type { WorkerPool } from "../serving/common/worker_pool.ts";
-import { runScript, startServer } from "./support/env.ts";
+import { runScript, startServer, UNSTABLE_NET_SKIP } from "./support/env.ts";
 import { int32s } from "./support/grpc_requests.ts";
 
 const KEY = `/tritonffi-workers-${process.pid}`;
@@ -45,7 +45,7 @@ after(async () => {
   if (LINUX) spawnSync("rm", ["-f", FILE]);
 });
 
-const needsNative = () => native ? false : "workers > 1 needs the native callbacks";
+const needsNative = () => native ? UNSTABLE_NET_SKIP : "workers > 1 needs the native callbacks";
 
 /** An identity_int32 request of `values` (JSON), and the answer it must get. */
 function identity(values: number[]) {
@@ -338,6 +338,11 @@ test("workers > 1 is refused with the reason where it cannot be served", async (
   await refused({ workers: 2, allowBunWorkers: "yes" }, "INVALID_ARG", /allowBunWorkers/);
   if (!native) {
     await refused({ workers: 2 }, "UNSUPPORTED", /needs the native callbacks/);
+    return;
+  }
+  if (UNSTABLE_NET_SKIP) {
+    // Deno without --unstable-net: refused first (Deno would end the process otherwise).
+    await refused({ workers: 2 }, "UNSUPPORTED", /needs the --unstable-net flag/);
     return;
   }
   await refused(

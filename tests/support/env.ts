@@ -46,6 +46,16 @@ if ("Bun" in globalThis && env("TRITONFFI_ALLOW_BUN_WORKERS") === undefined) {
   process.env.TRITONFFI_ALLOW_BUN_WORKERS = "1";
 }
 
+/**
+ * Why tests that serve on several threads do not run here, or `false` where they do: on Deno the
+ * workers listen with `Deno.serve`'s reusePort, behind `--unstable-net` (`npm test` passes it; a
+ * bare `deno test -A` does not).
+ */
+export const UNSTABLE_NET_SKIP: string | false = "Deno" in globalThis &&
+  typeof (globalThis as { Deno?: { listenDatagram?: unknown } }).Deno?.listenDatagram !==
+    "function" &&
+  "workers on Deno need --unstable-net (npm test passes it)";
+
 /** Absolute path of the model repository: tests/models, or `$TRITONFFI_TEST_MODELS`. */
 export const MODEL_REPOSITORY: string = env("TRITONFFI_TEST_MODELS") ??
   decodeURIComponent(new URL("../models", import.meta.url).pathname);

@@ -60,13 +60,14 @@ const shm = ["--shared-memory", "system", "--output-shared-memory-size", String(
 const streaming = ["--async", "--streaming", "true"];
 /** [label, perf_analyzer arguments, target ratio to tritonserver per runtime (or one for all)]. */
 const ALL_ROWS = [
-  ["HTTP c1", load("http", "identity_int32", 1, identity), 0.9],
+  // Concurrency 1: the JS thread's critical path (workers do not shorten it).
+  ["HTTP c1", load("http", "identity_int32", 1, identity), { deno: 0.8, bun: 0.8 }],
   ["HTTP c16", load("http", "identity_int32", 16, identity), { deno: 1, bun: 1, node: 0.9 }],
-  ["HTTP c64", load("http", "identity_int32", 64, identity)],
+  ["HTTP c64", load("http", "identity_int32", 64, identity), { deno: 1, bun: 1, node: 0.9 }],
   ["HTTP 1 MiB c4", load("http", "identity_int32", 4, mib), 1],
   ["gRPC c1", load("grpc", "identity_int32", 1, identity), 0.8],
-  ["gRPC c16", load("grpc", "identity_int32", 16, identity), 0.8],
-  ["gRPC c64", load("grpc", "identity_int32", 64, identity)],
+  ["gRPC c16", load("grpc", "identity_int32", 16, identity), 0.9],
+  ["gRPC c64", load("grpc", "identity_int32", 64, identity), 0.9],
   ["gRPC 1 MiB c4", load("grpc", "identity_int32", 4, mib), 1],
   ["HTTP 1 MiB c4 shared memory", load("http", "identity_int32", 4, [...mib, ...shm]), 1],
   ["gRPC 1 MiB c4 shared memory", load("grpc", "identity_int32", 4, [...mib, ...shm]), 1],

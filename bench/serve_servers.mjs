@@ -58,7 +58,8 @@ export async function startServer(name, { root, env, repo, ports }) {
       "--allow-client-shm=true",
     ]]
     : runtimeCommand(root, variant(name).runtime, "examples/serve.ts", {
-      deno: ["--allow-net", "--unstable-no-legacy-abort"],
+      // --unstable-net: a variant with WORKERS=n serves on n threads (Deno.serve's reusePort).
+      deno: ["--allow-net", "--unstable-no-legacy-abort", "--unstable-net"],
     });
   const child = spawn(cmd, args, {
     cwd: name === "tritonserver" ? root : resolve(root, variant(name).dir ?? "."),

@@ -7,6 +7,8 @@
 // and exits non-zero when any run failed or did not finish.
 //
 // TEST_RUNTIMES (default "deno,bun,node") and TEST_CALLBACKS (default "native,js") narrow it;
+// the whole suite then runs the front ends' files once more on each runtime with their services on
+// two threads (TEST_SERVE_WORKERS=2, native callbacks; see SERVED_ON_WORKERS below);
 // TEST_FILTER narrows the tests by name (the runners' --filter, -t, --test-name-pattern).
 // Arguments name test files to run instead of tests/: `npm test -- tests/tensor.test.ts`.
 // tests/package.test.ts (npm pack, install, run on the three runtimes) and tests/public_types.test.ts
@@ -85,56 +87,86 @@ function run(cmd, args, runEnv) {
 const summary = [];
 const total = { passed: 0, failed: 0, skipped: 0 };
 let broken = false;
+
+/** Runs `files` with `runtime`'s runner and `mode`'s callbacks, `extraEnv` added; adds its line
+ * (`name`) to the summary and its counts to the total. */
+async function runOne(name, runtime, mode, files, extraEnv) {
+  const [cmd, args] = testCommand(root, runtime, files, filter);
+  // Deno's JUnit report, from which its tests are counted as Bun and Node count theirs.
+  const junit = runtime === "deno"
+    ? join(tmpdir(), `tritonffi-deno-junit-${process.pid}-${summary.length}.xml`)
+    : undefined;
+  if (junit) args.splice(1, 0, `--junit-path=${junit}`);
+  if (!existsSync(cmd)) {
+    summary.push(`${name}: not installed (${cmd}); run npm install`);
+    broken = true;
+    return;
+  }
+  console.log(`\n== ${name}: ${[cmd, ...args].join(" ")} ==`);
+  // tests/package.test.ts and public_types.test.ts do not depend on the runner or callback path:
+  // the first run only.
+  const first = summary.length === 0;
+  const r = await run(cmd, args, {
+    ...env,
+    TRITONFFI_CALLBACKS: mode,
+    ...(first ? {} : { TEST_PACKAGE: "0" }),
+    ...extraEnv,
+  });
+  let report;
+  if (junit && existsSync(junit)) {
+    report = readFileSync(junit, "utf8");
+    rmSync(junit, { force: true });
+  }
+  const c = counts(runtime, r.output, report);
+  if (!c) {
+    const { file, tail } = lastWords(runtime, r.output);
+    summary.push(
+      `${name}: did not finish (exit ${r.status})${
+        file ? `; the last test file it named: ${file}` : ""
+      }; its last lines:`,
+      ...tail.map((l) => `  | ${l}`),
+    );
+    broken = true;
+    return;
+  }
+  total.passed += c.passed;
+  total.failed += c.failed;
+  total.skipped += c.skipped;
+  let line = `${name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`;
+  if (r.status !== 0 && c.failed === 0) {
+    line += ` (exited with ${r.status} after its tests)`;
+    broken = true;
+  }
+  summary.push(line);
+  if (c.failed > 0) summary.push(...failures(runtime, r.output).map((f) => `  failed: ${f}`));
+}
+
 for (const runtime of runtimes) {
   for (const mode of modes) {
-    const name = `${runtime} (${mode} callbacks)`;
-    const [cmd, args] = testCommand(root, runtime, paths, filter);
-    // Deno's JUnit report, from which its tests are counted as Bun and Node count theirs.
-    const junit = runtime === "deno"
-      ? join(tmpdir(), `tritonffi-deno-junit-${process.pid}-${mode}.xml`)
-      : undefined;
-    if (junit) args.splice(1, 0, `--junit-path=${junit}`);
-    if (!existsSync(cmd)) {
-      summary.push(`${name}: not installed (${cmd}); run npm install`);
-      broken = true;
-      continue;
-    }
-    console.log(`\n== ${name}: ${[cmd, ...args].join(" ")} ==`);
-    // tests/package.test.ts and public_types.test.ts do not depend on the runner or callback path:
-    // the first run only.
-    const first = summary.length === 0;
-    const r = await run(cmd, args, {
-      ...env,
-      TRITONFFI_CALLBACKS: mode,
-      ...(first ? {} : { TEST_PACKAGE: "0" }),
-    });
-    let report;
-    if (junit && existsSync(junit)) {
-      report = readFileSync(junit, "utf8");
-      rmSync(junit, { force: true });
-    }
-    const c = counts(runtime, r.output, report);
-    if (!c) {
-      const { file, tail } = lastWords(runtime, r.output);
-      summary.push(
-        `${name}: did not finish (exit ${r.status})${
-          file ? `; the last test file it named: ${file}` : ""
-        }; its last lines:`,
-        ...tail.map((l) => `  | ${l}`),
-      );
-      broken = true;
-      continue;
-    }
-    total.passed += c.passed;
-    total.failed += c.failed;
-    total.skipped += c.skipped;
-    let line = `${name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`;
-    if (r.status !== 0 && c.failed === 0) {
-      line += ` (exited with ${r.status} after its tests)`;
-      broken = true;
-    }
-    summary.push(line);
-    if (c.failed > 0) summary.push(...failures(runtime, r.output).map((f) => `  failed: ${f}`));
+    await runOne(`${runtime} (${mode} callbacks)`, runtime, mode, paths, {});
+  }
+}
+
+// The front ends' files once more with their services on two threads (TEST_SERVE_WORKERS=2:
+// tests/support/env.ts), native callbacks (workers attach, which the JS callbacks refuse): what
+// they check must hold whichever thread answers. The whole suite only, where not asked otherwise.
+const SERVED_ON_WORKERS = [
+  "openai_schema",
+  "openai_serve",
+  "openai_stream",
+  "serve",
+  "serve_classification",
+  "serve_classification_tritonclient",
+  "serve_errors",
+  "serve_large_clients",
+  "serve_stream",
+  "serve_tritonclient",
+].map((f) => `tests/${f}.test.ts`);
+if (process.argv.length <= 2 && modes.includes("native") && !env.TEST_SERVE_WORKERS) {
+  for (const runtime of runtimes) {
+    await runOne(`${runtime} (native callbacks, 2 serving threads)`, runtime, "native", [
+      ...SERVED_ON_WORKERS,
+    ], { TEST_SERVE_WORKERS: "2", TEST_PACKAGE: "0" });
   }
 }
 console.log("\n" + summary.join("\n"));

@@ -56,6 +56,24 @@ export const UNSTABLE_NET_SKIP: string | false = "Deno" in globalThis &&
     "function" &&
   "workers on Deno need --unstable-net (npm test passes it)";
 
+/**
+ * The threads the suite's HTTP and OpenAI services serve on (their `workers`), from
+ * `$TEST_SERVE_WORKERS` (default 1): `npm test` runs the front ends' files once more with 2 (see
+ * tests/run_all.mjs), so that what they check holds whichever thread answers.
+ */
+export const SERVE_WORKERS: number = Number(env("TEST_SERVE_WORKERS") ?? 1);
+
+/**
+ * How many requests `server` has in flight, counted for the whole service: where the suite serves
+ * on several threads ({@link SERVE_WORKERS}), the workers' requests are in their own attached
+ * servers, so the fake core's count of live requests stands in (a request lives until its release
+ * is read and it is deleted); otherwise `server.inflight`.
+ */
+export async function inflightCounter(): Promise<(server: Server) => number> {
+  const live = SERVE_WORKERS > 1 ? await liveCounter() : undefined;
+  return live ? () => live("request") : (server) => server.inflight;
+}
+
 /** Absolute path of the model repository: tests/models, or `$TRITONFFI_TEST_MODELS`. */
 export const MODEL_REPOSITORY: string = env("TRITONFFI_TEST_MODELS") ??
   decodeURIComponent(new URL("../models", import.meta.url).pathname);

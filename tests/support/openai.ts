@@ -13,7 +13,7 @@ import {
   serveOpenAI,
   type ServeOpenAIOptions,
 } from "../../openai.ts";
-import { liveCounter, startServer } from "./env.ts";
+import { liveCounter, SERVE_WORKERS, startServer } from "./env.ts";
 import { type BodyChecks, checkOpenAIBodies } from "./openai_bodies.ts";
 
 /** The test models (tests/models): vLLM's and TensorRT-LLM's conventions, a custom mapping of
@@ -63,7 +63,12 @@ export async function startOpenAI(
     ...serverOptions,
   });
   try {
-    const service = await serveOpenAI(server, { port: 0, models: TEST_MODELS, ...options });
+    const service = await serveOpenAI(server, {
+      port: 0,
+      models: TEST_MODELS,
+      workers: SERVE_WORKERS,
+      ...options,
+    });
     return { server, service, url: service.url, bodies: checkOpenAIBodies() };
   } catch (e) {
     await server.stop();

@@ -9,7 +9,7 @@ import { connect } from "node:net";
 import { parse as parseLossless } from "lossless-json";
 import type { Server, ServerOptions } from "../../mod.ts";
 import { type HttpService, serve, type ServeOptions } from "../../serve.ts";
-import { liveCounter, startServer } from "./env.ts";
+import { liveCounter, SERVE_WORKERS, startServer } from "./env.ts";
 
 /** A running server and an HTTP service over it. */
 export interface Serving {
@@ -29,7 +29,7 @@ export async function startServing(
     startupModels: ["*"],
     ...serverOptions,
   });
-  const http = await serve(server, { port: 0, ...serveOptions });
+  const http = await serve(server, { port: 0, workers: SERVE_WORKERS, ...serveOptions });
   return { server, http, url: http.url };
 }
 

@@ -179,6 +179,15 @@ test(
       for (const proto of ["proto/grpc_service.proto", "proto/health.proto"]) {
         assert.ok(files.includes(proto), proto);
       }
+      // The modules a front end's worker threads start (`workers` > 1), found by URL, not import.
+      for (
+        const worker of [
+          "dist/serving/kserve/http/kserve_worker.js",
+          "dist/serving/openai/openai_worker.js",
+        ]
+      ) {
+        assert.ok(files.includes(worker), worker);
+      }
       // Every relative link of the shipped Markdown (the README that npm shows, the docs it
       // links to) resolves inside the package, headings included.
       const markdown = files.filter((f) => f.endsWith(".md"));

@@ -10,17 +10,8 @@ import { Server, TritonError } from "../mod.ts";
 import { test } from "./support/test.ts";
 import { runScript, startServer } from "./support/env.ts";
 import { EXECUTE_GRACE_MS } from "../src/server_children.ts";
-import { startWorker, type TestWorker } from "./support/workers.ts";
+import { nativeCallbacks, startWorker, type TestWorker } from "./support/workers.ts";
 
-/** Whether this run's binding has the native callbacks, which attaching needs. */
-async function nativeCallbacks(): Promise<boolean> {
-  const server = await startServer({ modelControlMode: "explicit", startupModels: [] });
-  try {
-    return server.info().callbacks === "native";
-  } finally {
-    await server.stop();
-  }
-}
 const native = await nativeCallbacks();
 const needsNative = native ? false : "attaching needs the native callbacks";
 

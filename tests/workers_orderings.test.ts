@@ -16,21 +16,13 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import fc from "fast-check";
 import { test } from "./support/test.ts";
-import { isFakeCore, runScript, startServer } from "./support/env.ts";
+import { isFakeCore, runScript } from "./support/env.ts";
+import { nativeCallbacks } from "./support/workers.ts";
 import type { OrderingCase, OrderingResult, WorkerPlan } from "./support/workers_orderings.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261205);
 
-/** Whether this run's binding has the native callbacks, which attaching needs. */
-async function nativeCallbacks(): Promise<boolean> {
-  const server = await startServer({ modelControlMode: "explicit", startupModels: [] });
-  try {
-    return server.info().callbacks === "native";
-  } finally {
-    await server.stop();
-  }
-}
 const native = await nativeCallbacks();
 // A terminated worker leaves its server undeleted (see above), and a real core started again in
 // the same process beside it is not what this test is about: there, no worker is terminated.

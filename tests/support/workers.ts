@@ -14,6 +14,19 @@ export interface TestWorker {
   terminate(): Promise<void>;
 }
 
+import { startServer } from "./env.ts";
+
+/** Whether this run's binding has the native callbacks, which attaching to a shared server
+ * needs: a server started and stopped to ask. */
+export async function nativeCallbacks(): Promise<boolean> {
+  const server = await startServer({ modelControlMode: "explicit", startupModels: [] });
+  try {
+    return server.info().callbacks === "native";
+  } finally {
+    await server.stop();
+  }
+}
+
 const isNode = !("Deno" in globalThis) && !("Bun" in globalThis);
 const url = new URL("./attach_worker.ts", import.meta.url);
 

@@ -5,7 +5,7 @@
  * ModelInfer answers and ModelStreamInfer streams from more than one thread
  * (`requestsPerWorker()`); system shared memory registered through one connection is used and
  * unregistered through others; log and trace settings are the same on every thread; `close()`
- * under load; the refusals (grpc-js named, JS callbacks, a TraceManager, tracing on, CUDA shared
+ * under load; a worker that dies closes the whole service loudly; the refusals (grpc-js named, JS callbacks, a TraceManager, tracing on, CUDA shared
  * memory).
  *
  * @module
@@ -19,7 +19,7 @@ import { test } from "./support/test.ts";
 import { type Server, TritonError } from "../mod.ts";
 import { type GrpcService, serveGrpc, SharedMemoryRegions, TraceManager } from "../grpc.ts";
 import { serviceDefinitions } from "../serving/kserve/grpc/definitions.ts";
-import { GRPC_SKIP, startServer, UNSTABLE_NET_SKIP } from "./support/env.ts";
+import { GRPC_SKIP, runScript, startServer, UNSTABLE_NET_SKIP } from "./support/env.ts";
 import { int32s, type Msg, repeatRequest } from "./support/grpc_requests.ts";
 
 const definitions = serviceDefinitions();
@@ -307,6 +307,33 @@ test("close() under load: every answer byte-exact or refused, then nothing liste
     late.close();
   }
 });
+
+for (const how of ["crash", "terminate"] as const) {
+  test(`a worker that dies under load (${how}) closes the whole service loudly`, {
+    skip: needsWorkers() ||
+      (how === "terminate" && !("Bun" in globalThis)
+        ? "Node: worker.terminate() while node:http2 reads a stream can abort the process " +
+          "(seen here in 1 of 8 runs under load); an uncaught error is handled first"
+        : false),
+  }, async () => {
+    // In a child process: a crash there is seen, and the dead worker's hold on the server ends
+    // with that process.
+    const r = await runScript("support/grpc_workers_die.ts", { DIE_HOW: how });
+    assert.equal(r.code, 0, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+    const last = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+    assert.match(last.failure, /^INTERNAL: serveGrpc\(\): worker 1 of 3 died \(/);
+    assert.equal(last.closeAgain, "same");
+    assert.equal(last.wrong, 0);
+    assert.ok(last.ok > 0, JSON.stringify(last));
+    assert.equal(last.ok + last.failedCalls, 400);
+    assert.equal(last.listening, false);
+    assert.ok(
+      last.logged.some((l: string) => l.includes("worker 1 of 3 died")),
+      JSON.stringify(last.logged),
+    );
+    assert.match(last.stop, /^(resolved|INTERNAL: attached workers still held [12] use\(s\))/);
+  });
+}
 
 test("workers > 1 is refused with the reason where it cannot be served", {
   skip: GRPC_SKIP,

@@ -11,12 +11,11 @@ import { describeValue } from "../../../src/value_checks.ts";
 import { TritonError } from "../../../src/errors.ts";
 import { env, runtimeName } from "../../../ffi/mod.ts";
 import type { Server } from "../../../src/server.ts";
-import { type CloseOptions, closing, listenOptions } from "../../common/lifecycle.ts";
+import { type CloseOptions, listenOptions } from "../../common/lifecycle.ts";
 import { WORKER_POOL } from "../../common/listen.ts";
 import { moduleBeside } from "../../common/module_url.ts";
-import type { StateApplier, StateChanges } from "../../common/state_changes.ts";
+import { ServiceOwner } from "../../common/service_owner.ts";
 import { checkWorkers, workerOptions } from "../../common/worker_options.ts";
-import { WorkerPool } from "../../common/worker_pool.ts";
 import { type RestrictedApis, restrictionCheck } from "../../common/restricted.ts";
 import { checkRuntimeServesGrpc } from "./deno_http2.ts";
 import { listenGrpcThread } from "./grpc_thread.ts";
@@ -279,24 +278,7 @@ export async function serveGrpc(
     }, allowBunWorkers)
     : undefined;
 
-  const counters = new Int32Array(new SharedArrayBuffer(4 * threads));
-  // Assigned once this thread's service is made; the changes read it only after that.
-  // deno-lint-ignore prefer-const
-  let state: StateApplier | undefined;
-  let pool: WorkerPool | undefined;
-  let failure: TritonError | undefined;
-  let failed: (error: TritonError) => void = () => {};
-  // With workers: the owner applies a change, then every worker (worker_pool.ts).
-  const changes: StateChanges | undefined = threads > 1
-    ? {
-      change: async (op, args) => {
-        if (state === undefined) throw new TritonError("INTERNAL", `no state change ${op}`);
-        const value = await state.apply(op, args);
-        await pool?.settled();
-        return value;
-      },
-    }
-    : undefined;
+  const owner = new ServiceOwner("serveGrpc()", threads);
   const thread = await listenGrpcThread(server, {
     hostname,
     port,
@@ -306,54 +288,28 @@ export async function serveGrpc(
     restrictedApis: options.restrictedApis,
     trace: options.trace,
     regions,
-    threads,
-    changes,
-    mirror: threads > 1 ? (op, args) => void pool?.mirror(op, args).catch(() => {}) : undefined,
-    counters,
+    ...owner.hooks(),
+    counters: owner.counters,
     index: 0,
   });
-  state = thread.state;
+  owner.setState(thread.state);
   const { steps } = thread;
   if (threads > 1) {
-    pool = new WorkerPool({
-      what: "serveGrpc()",
-      server,
-      entry: moduleBeside(import.meta.url, "grpc_worker"),
-      threads,
-      hostname,
-      port: thread.port,
-      options: workerInit,
-      counters: counters.buffer as SharedArrayBuffer,
-      change: (op, args) => changes!.change(op, args),
-      snapshot: () => state?.snapshot() ?? [],
-      failed: (error) => failed(error),
-    });
     try {
-      await pool.start();
+      await owner.startWorkers({
+        server,
+        entry: moduleBeside(import.meta.url, "grpc_worker"),
+        hostname,
+        port: thread.port,
+        options: workerInit,
+      });
     } catch (e) {
       await steps.stopAccepting();
       await steps.finish?.();
       throw e;
     }
   }
-  const { close, closed } = closing({
-    ...steps,
-    alongside: (timeoutMs) => pool?.close(timeoutMs) ?? Promise.resolve(),
-  }, signal);
-  const orFailure = <T>(p: Promise<T>): Promise<T> =>
-    p.then((value) => {
-      if (failure !== undefined) throw failure;
-      return value;
-    });
-  const closedOrFailed = orFailure(closed);
-  closedOrFailed.catch(() => {}); // the user's to await; never an unhandled rejection
-  failed = (error) => {
-    if (failure !== undefined) return;
-    failure = error;
-    console.error(`tritonffi: ${error.message}; closing the whole service`);
-    void close({ timeoutMs: 0 }).catch(() => {});
-  };
-  const closeService = (o?: CloseOptions) => orFailure(close(o));
+  const { close, closed } = owner.lifecycle(steps, signal);
   return {
     hostname,
     port: thread.port,
@@ -362,11 +318,11 @@ export async function serveGrpc(
       return thread.active();
     },
     transport,
-    close: closeService,
-    closed: closedOrFailed,
+    close,
+    closed,
     workers: threads,
-    requestsPerWorker: () => Array.from(counters, (_, i) => Atomics.load(counters, i)),
-    [Symbol.asyncDispose]: () => closeService(),
-    ...(pool === undefined ? {} : { [WORKER_POOL]: pool }),
+    requestsPerWorker: () => owner.requestsPerWorker(),
+    [Symbol.asyncDispose]: () => close(),
+    ...(owner.pool === undefined ? {} : { [WORKER_POOL]: owner.pool }),
   };
 }

@@ -58,7 +58,8 @@ export async function startServer(name, { root, env, repo, ports }) {
       "--allow-client-shm=true",
     ]]
     : runtimeCommand(root, variant(name).runtime, "examples/serve.ts", {
-      // --unstable-net: a variant with WORKERS=n serves on n threads (Deno.serve's reusePort).
+      // --unstable-net: a variant with WORKERS=n serves HTTP (Deno.serve's reusePort) and gRPC
+      // (node:http2's) on n threads.
       deno: ["--allow-net", "--unstable-no-legacy-abort", "--unstable-net"],
     });
   const child = spawn(cmd, args, {

@@ -11,9 +11,9 @@
  * 127.0.0.1; 0.0.0.0 in a container), `ADMIN_KEY` (when set, the model repository endpoints need
  * the header `admin-key: $ADMIN_KEY`), `ALLOW_CLIENT_SHM=1` (clients may register system shared
  * memory regions, as `tritonserver --allow-client-shm=true`), `WORKERS` (threads serving HTTP,
- * each on the same port; default 1: see docs/serving.md, "Workers"). Every model of the repository is
- * loaded at start, once both ports are found free (a port in use is one line naming its variable,
- * and exit status 1).
+ * and gRPC where it can, each front end on its own port; default 1: see docs/serving.md,
+ * "Workers"). Every model of the repository is loaded at start, once both ports are found free (a
+ * port in use is one line naming its variable, and exit status 1).
  *
  * ```sh
  * curl localhost:8000/v2/health/ready
@@ -56,18 +56,30 @@ const sharedMemory = process.env.ALLOW_CLIENT_SHM === "1"
 // `npm run serve` passes --unstable-net; on Bun it needs TRITONFFI_ALLOW_BUN_WORKERS=1).
 const workers = process.env.WORKERS === undefined ? undefined : Number(process.env.WORKERS);
 const http = await serve(server, { hostname, port, restrictedApis, sharedMemory, workers });
-// On Deno gRPC is served only where opted in (TRITONFFI_ALLOW_DENO_HTTP2=1): its node:http2 server
-// can be crashed by a client (docs/serving.md). HTTP is served either way.
-const grpc = await serveGrpc(server, { hostname, port: grpcPort, restrictedApis, sharedMemory })
-  .catch((e) => {
-    if (!(e instanceof TritonError && e.code === "UNSUPPORTED")) throw e;
-    console.log(`gRPC not served: ${e.message}`);
-    console.log("(DEMO_RUNTIME=node npm run serve serves both from Node)");
-    return undefined;
-  });
+// gRPC on the same WORKERS count where it can be (its "http2" transport; a transport named
+// grpc-js serves one thread), else on this thread alone. On Deno gRPC is served only where opted in
+// (TRITONFFI_ALLOW_DENO_HTTP2=1): its node:http2 server can be crashed by a client
+// (docs/serving.md). HTTP is served either way.
+const grpcOptions = { hostname, port: grpcPort, restrictedApis, sharedMemory };
+const notServed = (e: unknown) => {
+  if (!(e instanceof TritonError && e.code === "UNSUPPORTED")) throw e;
+  console.log(`gRPC not served: ${e.message}`);
+  console.log("(DEMO_RUNTIME=node npm run serve serves both from Node)");
+  return undefined;
+};
+const grpc = await serveGrpc(server, { ...grpcOptions, workers }).catch(async (e) => {
+  if (!(e instanceof TritonError && e.code === "UNSUPPORTED" && (workers ?? 1) > 1)) {
+    return notServed(e);
+  }
+  const one = await serveGrpc(server, grpcOptions).catch(notServed);
+  if (one) console.log(`gRPC on one thread: ${e.message}`);
+  return one;
+});
+const threads = (n: number, what: string) => `${n} ${what} thread${n === 1 ? "" : "s"}`;
 console.log(
   `KServe v2 on ${http.url}${grpc ? ` and gRPC ${grpc.address}` : ""} (${http.runtime}, ` +
-    `${http.workers} HTTP thread${http.workers === 1 ? "" : "s"}), model repository ${repository}`,
+    `${threads(http.workers, "HTTP")}${grpc ? `, ${threads(grpc.workers, "gRPC")}` : ""}), ` +
+    `model repository ${repository}`,
 );
 
 let stopping = false;
@@ -83,7 +95,8 @@ const stop = async (signal: string) => {
   await server.stop().catch((e) => console.error(e.message));
   process.exit(closed.some((c) => c.status === "rejected") ? 1 : 0);
 };
-// A worker thread that dies closes the HTTP service (it says why): stop the rest, exit 1.
+// A worker thread that dies closes its service (it says why): stop the rest, exit 1.
 http.closed.catch(() => void stop("the HTTP service failed"));
+grpc?.closed.catch(() => void stop("the gRPC service failed"));
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));

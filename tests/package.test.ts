@@ -184,6 +184,7 @@ test(
         const worker of [
           "dist/serving/kserve/http/kserve_worker.js",
           "dist/serving/openai/openai_worker.js",
+          "dist/serving/kserve/grpc/grpc_worker.js",
         ]
       ) {
         assert.ok(files.includes(worker), worker);

@@ -359,12 +359,3 @@ test("workers > 1 is refused with the reason where it cannot be served", async (
     await refused({ workers: 2, allowBunWorkers: false }, "UNSUPPORTED", /allowBunWorkers/);
   }
 });
-
-test("serveGrpc() refuses workers > 1 (served on one thread)", async () => {
-  const { serveGrpc } = await import("../grpc.ts");
-  await assert.rejects(
-    serveGrpc(server, { port: 0, ...{ workers: 2 } }),
-    (e) =>
-      e instanceof TritonError && e.code === "UNSUPPORTED" && /one thread only/.test(e.message),
-  );
-});

@@ -10,9 +10,9 @@
 import { runtimeName } from "../../ffi/mod.ts";
 import { TritonError } from "../../src/errors.ts";
 import type { Server } from "../../src/server.ts";
-import { cannotListen, type CloseOptions, closing, listenOptions } from "./lifecycle.ts";
+import { cannotListen, type CloseOptions, listenOptions } from "./lifecycle.ts";
+import { ServiceOwner } from "./service_owner.ts";
 import type { StateApplier, StateChanges } from "./state_changes.ts";
-import { WorkerPool } from "./worker_pool.ts";
 import { checkWorkers, workerOptions } from "./worker_options.ts";
 
 /** A fetch-style handler. */
@@ -274,30 +274,8 @@ export async function listen(request: ListenRequest): Promise<HttpService> {
   const { workers: threads, allowBunWorkers } = workerOptions(request.what, request.options);
   const support = request.workers;
   const workerInit = threads > 1 ? checkWorkers(request.what, support, allowBunWorkers) : undefined;
-  const counters = new Int32Array(new SharedArrayBuffer(4 * threads));
-  let service: ServedService | undefined;
-  let pool: WorkerPool | undefined;
-  let failure: TritonError | undefined;
-  let failed: (error: TritonError) => void = () => {};
-  const changes: StateChanges | undefined = threads > 1
-    ? {
-      change: async (op, args) => {
-        const state = service?.state;
-        if (state === undefined) throw new TritonError("INTERNAL", `no state change ${op}`);
-        const value = await state.apply(op, args);
-        await pool?.settled();
-        return value;
-      },
-    }
-    : undefined;
-  const hooks: ServiceHooks = threads > 1
-    ? {
-      threads,
-      changes,
-      mirror: (op, args) => void pool?.mirror(op, args).catch(() => {}),
-      gather: (op, args) => pool?.gather(op, args) ?? Promise.resolve([]),
-    }
-    : {};
+  const owner = new ServiceOwner(request.what, threads);
+  const hooks = owner.hooks();
   // Each adapter makes the service (which checks the options) before it listens.
   const listening = await listenOn({
     hostname,
@@ -305,27 +283,20 @@ export async function listen(request: ListenRequest): Promise<HttpService> {
     reusePort: threads > 1,
     service: (adapterHooks) => {
       const made = request.service({ ...adapterHooks, ...hooks });
-      service = made;
-      return { ...made, fetch: countedBy(counters, 0, made.fetch) };
+      owner.setState(made.state);
+      return { ...made, fetch: countedBy(owner.counters, 0, made.fetch) };
     },
   });
   const served = listening.service;
   if (threads > 1) {
-    pool = new WorkerPool({
-      what: request.what,
-      server: support!.server,
-      entry: support!.entry,
-      threads,
-      hostname: listening.hostname,
-      port: listening.port,
-      options: workerInit,
-      counters: counters.buffer as SharedArrayBuffer,
-      change: (op, args) => changes!.change(op, args),
-      snapshot: () => service?.state?.snapshot() ?? [],
-      failed: (error) => failed(error),
-    });
     try {
-      await pool.start();
+      await owner.startWorkers({
+        server: support!.server,
+        entry: support!.entry,
+        hostname: listening.hostname,
+        port: listening.port,
+        options: workerInit,
+      });
     } catch (e) {
       await listening.stopAccepting();
       await listening.closeAll();
@@ -333,31 +304,16 @@ export async function listen(request: ListenRequest): Promise<HttpService> {
       throw e;
     }
   }
-  const { close, closed } = closing({
+  const { close, closed } = owner.lifecycle({
     // Deno's shutdown resolves only once the requests in flight are done.
     stopAccepting: () => listening.stopAccepting(),
     idle: () => served.idle(),
     endInFlight: () =>
       served.endStreams(new TritonError("UNAVAILABLE", "the HTTP service is closing")),
     finish: () => listening.closeAll().then(() => served.finish?.()),
-    alongside: (timeoutMs) => pool?.close(timeoutMs) ?? Promise.resolve(),
   }, signal);
-  const orFailure = <T>(p: Promise<T>): Promise<T> =>
-    p.then((value) => {
-      if (failure !== undefined) throw failure;
-      return value;
-    });
-  const closedOrFailed = orFailure(closed);
-  closedOrFailed.catch(() => {}); // the user's to await; never an unhandled rejection
-  failed = (error) => {
-    if (failure !== undefined) return;
-    failure = error;
-    console.error(`tritonffi: ${error.message}; closing the whole service`);
-    void close({ timeoutMs: 0 }).catch(() => {});
-  };
   const host = listening.hostname.includes(":") ? `[${listening.hostname}]` : listening.hostname;
   const runtime = runtimeName();
-  const closeService = (options?: CloseOptions) => orFailure(close(options));
   return {
     hostname: listening.hostname,
     port: listening.port,
@@ -367,11 +323,11 @@ export async function listen(request: ListenRequest): Promise<HttpService> {
       return served.active();
     },
     workers: threads,
-    requestsPerWorker: () => Array.from(counters, (_, i) => Atomics.load(counters, i)),
-    close: closeService,
-    closed: closedOrFailed,
-    [Symbol.asyncDispose]: () => closeService(),
-    ...(pool === undefined ? {} : { [WORKER_POOL]: pool }),
+    requestsPerWorker: () => owner.requestsPerWorker(),
+    close,
+    closed,
+    [Symbol.asyncDispose]: () => close(),
+    ...(owner.pool === undefined ? {} : { [WORKER_POOL]: owner.pool }),
   };
 }
 

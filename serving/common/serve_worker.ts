@@ -16,7 +16,13 @@ import { TritonError } from "../../src/errors.ts";
 import { countedBy, type Listening, listenOn, type ServedService } from "./listen.ts";
 import type { ServiceHooks } from "./listen.ts";
 import { closing } from "./lifecycle.ts";
-import { type ErrorMessage, errorMessage, errorOf, type StateChanges } from "./state_changes.ts";
+import {
+  type ErrorMessage,
+  errorMessage,
+  errorOf,
+  type StateApplier,
+  type StateChanges,
+} from "./state_changes.ts";
 import type { StartMessage } from "./worker_pool.ts";
 import { type ParentPort, parentPort } from "./worker_threads.ts";
 
@@ -27,16 +33,39 @@ export type WorkerService = (
   hooks: ServiceHooks,
 ) => ServedService;
 
+/** A worker's service once it listens: its protocol state, and how it closes. */
+export interface WorkerServing {
+  /** How it applies the changes the owner mirrors, where it has protocol state. */
+  readonly state?: StateApplier;
+  /** Closes its listener and calls (`timeoutMs` as the service's `close()` takes it). */
+  close(timeoutMs: number | undefined): Promise<void>;
+}
+
+/** Starts a front end's service in a worker, attached to `server`, as `start` says (listening
+ * on its port with `reusePort`, counting its calls in `start.counters[start.index]`, having
+ * applied `start.snapshot`), its changes of protocol state made through `changes`. Resolves
+ * once it listens. */
+export type StartWorkerService = (
+  server: Server,
+  start: StartMessage,
+  changes: StateChanges,
+) => Promise<WorkerServing>;
+
 /** A worker's service, once it listens. */
 interface Running {
-  readonly service: ServedService;
-  readonly close: (options: { timeoutMs?: number }) => Promise<void>;
+  readonly serving: WorkerServing;
   readonly server: Server;
 }
 
-/** Serves the front end `make` makes in this worker, as the owner's pool asks (see the module
- * documentation). Call it once, at the top of the front end's worker module. */
-export async function runServeWorker(make: WorkerService): Promise<void> {
+/** Serves the HTTP front end `make` makes in this worker, as the owner's pool asks (see the
+ * module documentation). Call it once, at the top of the front end's worker module. */
+export function runServeWorker(make: WorkerService): Promise<void> {
+  return runWorker((server, start, changes) => startHttp(server, start, changes, make));
+}
+
+/** Serves the front end `startService` starts in this worker, as the owner's pool asks (see the
+ * module documentation). Call it once, at the top of the front end's worker module. */
+export async function runWorker(startService: StartWorkerService): Promise<void> {
   const port = await parentPort();
   const answers = new Map<number, { resolve(v: unknown): void; reject(e: TritonError): void }>();
   let nextId = 1;
@@ -53,13 +82,13 @@ export async function runServeWorker(make: WorkerService): Promise<void> {
     const m = data as Record<string, unknown>;
     switch (m.kind) {
       case "start":
-        running = start(m as unknown as StartMessage, port, make, changes);
+        running = start(m as unknown as StartMessage, port, startService, changes);
         running.catch((e) => port.post({ kind: "failed", error: errorMessage(e) }));
         return;
       case "mirror":
-        void running!.then(({ service }) => {
+        void running!.then(({ serving }) => {
           try {
-            const value = service.state!.mirror(m.op as string, m.args as unknown[]);
+            const value = serving.state!.mirror(m.op as string, m.args as unknown[]);
             port.post({ kind: "mirrored", id: m.id, value });
           } catch (e) {
             port.post({ kind: "mirrored", id: m.id, error: errorMessage(e) });
@@ -74,9 +103,8 @@ export async function runServeWorker(make: WorkerService): Promise<void> {
         return;
       }
       case "close":
-        void (running ?? Promise.reject()).then(async ({ close, server }) => {
-          const timeoutMs = m.timeoutMs as number | undefined;
-          await close(timeoutMs === undefined ? {} : { timeoutMs });
+        void (running ?? Promise.reject()).then(async ({ serving, server }) => {
+          await serving.close(m.timeoutMs as number | undefined);
           await server.stop();
         }).catch(() => {}).finally(() => port.post({ kind: "closed" }));
         return;
@@ -93,29 +121,41 @@ export async function runServeWorker(make: WorkerService): Promise<void> {
 async function start(
   m: StartMessage,
   port: ParentPort,
-  make: WorkerService,
+  startService: StartWorkerService,
   changes: StateChanges,
 ): Promise<Running> {
   // The owner checked the opt-in on Bun before it started any worker.
   const server = await Server.attach(m.handle, { allowBunWorkers: true });
-  let listening: Listening;
+  let serving: WorkerServing;
   try {
-    const counters = new Int32Array(m.counters);
-    listening = await listenOn({
-      hostname: m.hostname,
-      port: m.port,
-      reusePort: true,
-      service: (hooks) => {
-        const threads = counters.length;
-        const service = make(server, m.options, { ...hooks, threads, changes });
-        for (const change of m.snapshot) service.state?.mirror(change.op, change.args);
-        return { ...service, fetch: countedBy(counters, m.index, service.fetch) };
-      },
-    });
+    serving = await startService(server, m, changes);
   } catch (e) {
     await server.stop();
     throw e;
   }
+  port.post({ kind: "listening" });
+  return { serving, server };
+}
+
+/** An HTTP front end's service in a worker (`make` makes it), on this runtime's HTTP server. */
+async function startHttp(
+  server: Server,
+  m: StartMessage,
+  changes: StateChanges,
+  make: WorkerService,
+): Promise<WorkerServing> {
+  const counters = new Int32Array(m.counters);
+  const listening: Listening = await listenOn({
+    hostname: m.hostname,
+    port: m.port,
+    reusePort: true,
+    service: (hooks) => {
+      const threads = counters.length;
+      const service = make(server, m.options, { ...hooks, threads, changes });
+      for (const change of m.snapshot) service.state?.mirror(change.op, change.args);
+      return { ...service, fetch: countedBy(counters, m.index, service.fetch) };
+    },
+  });
   const service = listening.service;
   const { close } = closing({
     stopAccepting: () => listening.stopAccepting(),
@@ -124,6 +164,8 @@ async function start(
       service.endStreams(new TritonError("UNAVAILABLE", "the HTTP service is closing")),
     finish: () => listening.closeAll().then(() => service.finish?.()),
   }, undefined);
-  port.post({ kind: "listening" });
-  return { service, close, server };
+  return {
+    state: service.state,
+    close: (timeoutMs) => close(timeoutMs === undefined ? {} : { timeoutMs }),
+  };
 }

@@ -26,7 +26,7 @@ import type { LogSettingValue, TraceSettingValue } from "./log_trace_settings.ts
 import { logSettings, updateLogSettings, updateTraceSettings } from "./log_trace_settings.ts";
 import { sharedMemoryRegister, sharedMemoryUnregister } from "./operations.ts";
 import type { SharedMemoryRegions } from "./shared_memory.ts";
-import type { TraceManager } from "./trace_manager.ts";
+import { TraceManager, type TraceServeOptions } from "./trace_manager.ts";
 
 /** The operations (their names, as {@link StateChange.op}). */
 export const Op = {
@@ -57,6 +57,33 @@ export function cudaWithWorkers(): never {
     "CUDA shared memory is not served with workers > 1: each thread would open the client's " +
       "IPC handle, which CUDA opens once per process (serve with workers: 1 for it)",
   );
+}
+
+/**
+ * `trace` as the workers of a service take it (each makes its own {@link TraceManager} from it).
+ * @param what the function served, for messages (`"serve()"`).
+ * @throws {TritonError} UNSUPPORTED for a {@link TraceManager} (its settings and file belong to
+ *   one thread) or a trace level other than OFF (each thread would sample and write the trace
+ *   file on its own).
+ */
+export function traceForWorkers(
+  what: string,
+  trace: TraceServeOptions | TraceManager | undefined,
+): TraceServeOptions | undefined {
+  if (trace instanceof TraceManager) {
+    unsupported(
+      `${what}: workers > 1 takes trace options, not a TraceManager (its settings and file ` +
+        "belong to one thread)",
+    );
+  }
+  const level = trace?.level;
+  if (level !== undefined && level !== "OFF" && !(Array.isArray(level) && level.join() === "OFF")) {
+    unsupported(
+      `${what}: tracing is not served with workers > 1 (each thread would sample and write ` +
+        "the trace file on its own); serve with workers: 1 to trace",
+    );
+  }
+  return trace;
 }
 
 /** Whether `update` turns tracing on (its `trace_level` given and not only OFF). */

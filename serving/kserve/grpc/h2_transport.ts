@@ -717,7 +717,9 @@ export async function listenHttp2(options: GrpcListenOptions): Promise<GrpcListe
   await new Promise<void>((resolve, reject) => {
     const failed = (e: Error) => reject(cannotListen(host, options.port, e));
     server.once("error", failed);
-    server.listen(options.port, options.hostname, () => {
+    // reusePort: Node >= 22.12 and Bun; each spreads new connections over the listeners.
+    const reusePort = options.reusePort ?? false;
+    server.listen({ port: options.port, host: options.hostname, reusePort }, () => {
       server.off("error", failed);
       resolve();
     });

@@ -24,12 +24,11 @@ import {
   serverLive,
   serverMetadata,
   serverReady,
-  sharedMemoryRegister,
   sharedMemoryStatus,
-  sharedMemoryUnregister,
   versionOf,
 } from "../operations.ts";
 import { inferOneWithSharedMemory } from "../request_shared_memory.ts";
+import { cudaWithWorkers, Op } from "../protocol_state.ts";
 import {
   type GrpcInferRequest,
   type GrpcParameter,
@@ -128,19 +127,19 @@ const systemSharedMemoryStatusRpc: Rpc = ({ regions }, m) => ({
   ),
 });
 
-const systemSharedMemoryRegisterRpc: Rpc = ({ regions }, m) => {
-  sharedMemoryRegister(
-    regions,
+// Registered and unregistered for the whole service (every thread's copy of the regions).
+const systemSharedMemoryRegisterRpc: Rpc = async ({ changes }, m) => {
+  await changes.change(Op.SHM_REGISTER, [
     stringField(m, "name"),
     stringField(m, "key"),
     BigInt((m.offset as string | undefined) ?? "0"),
     BigInt((m.byte_size as string | undefined) ?? "0"),
-  );
+  ]);
   return {};
 };
 
-const systemSharedMemoryUnregisterRpc: Rpc = ({ regions }, m) => {
-  sharedMemoryUnregister(regions, stringField(m, "name"));
+const systemSharedMemoryUnregisterRpc: Rpc = async ({ changes }, m) => {
+  await changes.change(Op.SHM_UNREGISTER, [stringField(m, "name")]);
   return {};
 };
 
@@ -154,7 +153,8 @@ const cudaSharedMemoryStatusRpc: Rpc = ({ regions }, m) => ({
   ),
 });
 
-const cudaSharedMemoryRegisterRpc: Rpc = ({ regions }, m) => {
+const cudaSharedMemoryRegisterRpc: Rpc = ({ regions, threads }, m) => {
+  if (threads > 1 && regions !== undefined) cudaWithWorkers();
   cudaSharedMemoryRegister(regions, stringField(m, "name"), () => ({
     rawHandle: (m.raw_handle as Uint8Array | undefined) ?? new Uint8Array(0),
     deviceId: BigInt((m.device_id as string | undefined) ?? "0"),

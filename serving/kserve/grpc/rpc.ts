@@ -1,6 +1,7 @@
 /**
  * What every RPC of the service shares — the server, the calls in flight, who may call what, the
- * schema, the traces and the shared memory regions — and the making of a unary RPC over it.
+ * schema, the traces, the shared memory regions and how protocol state changes — and the making
+ * of a unary RPC over it.
  *
  * @module
  */
@@ -8,6 +9,7 @@ import type protobuf from "protobufjs";
 import type { Server } from "../../../src/server.ts";
 import type { Calls } from "../../common/lifecycle.ts";
 import type { RestrictedCategory } from "../../common/restricted.ts";
+import type { StateChanges } from "../../common/state_changes.ts";
 import type { SharedMemoryRegions } from "../shared_memory.ts";
 import type { TraceManager } from "../trace_manager.ts";
 import { statusOf } from "./status.ts";
@@ -28,6 +30,12 @@ export interface RpcContext {
   readonly traces: TraceManager;
   /** The system shared memory regions served; undefined where none are. */
   readonly regions: SharedMemoryRegions | undefined;
+  /** Threads serving the service (`serveGrpc()`'s `workers`). */
+  readonly threads: number;
+  /** How a change of protocol state (../protocol_state.ts: shared memory registered or
+   * unregistered, log and trace settings) is made: for the whole service, however many threads
+   * serve it. */
+  readonly changes: StateChanges;
 }
 
 /** A request message as decoded (`longs` as strings, defaults filled in). */

@@ -11,18 +11,16 @@ import { describeValue } from "../../../src/value_checks.ts";
 import { TritonError } from "../../../src/errors.ts";
 import { env, runtimeName } from "../../../ffi/mod.ts";
 import type { Server } from "../../../src/server.ts";
-import { Calls, type CloseOptions, closing, listenOptions } from "../../common/lifecycle.ts";
-import { workerOptions } from "../../common/worker_options.ts";
+import { type CloseOptions, listenOptions } from "../../common/lifecycle.ts";
+import { WORKER_POOL } from "../../common/listen.ts";
+import { moduleBeside } from "../../common/module_url.ts";
+import { ServiceOwner } from "../../common/service_owner.ts";
+import { checkWorkers, workerOptions } from "../../common/worker_options.ts";
 import { type RestrictedApis, restrictionCheck } from "../../common/restricted.ts";
-import { serviceDefinitions } from "./definitions.ts";
-import { healthHandlers, inferenceHandlers } from "./handlers.ts";
-import type { RpcContext } from "./rpc.ts";
-import { listenGrpcJs } from "./grpcjs_transport.ts";
-import { listenHttp2 } from "./h2_transport.ts";
 import { checkRuntimeServesGrpc } from "./deno_http2.ts";
-import { protocolRoot } from "./schema.ts";
-import { tracedService } from "./rpc_span.ts";
-import { type TraceManager, traceOption, type TraceServeOptions } from "../trace_manager.ts";
+import { listenGrpcThread } from "./grpc_thread.ts";
+import { traceForWorkers } from "../protocol_state.ts";
+import type { TraceManager, TraceServeOptions } from "../trace_manager.ts";
 import { sharedMemoryOption, SharedMemoryRegions } from "../shared_memory.ts";
 import { bracketed, type CompressionLevel, type GrpcTransportName } from "./transport.ts";
 
@@ -91,6 +89,34 @@ export interface GrpcServeOptions {
    * @default false
    */
   readonly allowDenoHttp2?: boolean;
+  /**
+   * Threads that serve: the calling thread and `workers − 1` worker threads, each attached to
+   * `server` (`Server.share()` / `Server.attach()`) and accepting its own connections on the same
+   * port (`reusePort`: Linux spreads new connections over them; a connection's calls all go to
+   * the thread that accepted it). Shared memory regions, log and trace settings are one for the
+   * whole service, whichever thread answers (docs/serving.md, "Workers"). Needs the `"http2"`
+   * transport (chosen where {@link transport} is not given; grpc-js's server cannot share a
+   * port), the native callbacks, on Deno the `--unstable-net` flag, on Bun the
+   * {@link allowBunWorkers} opt-in. With more than 1, CUDA shared memory and tracing are
+   * UNSUPPORTED, and `trace` cannot be a {@link TraceManager}.
+   * @default 1 (the calling thread alone)
+   */
+  readonly workers?: number;
+  /** On Bun, serve with `workers` > 1 anyway (see `Server.attach()`'s `allowBunWorkers`: a worker
+   * that dies while Triton holds its requests is not safe there). Without it
+   * `TRITONFFI_ALLOW_BUN_WORKERS=1` decides. @default false */
+  readonly allowBunWorkers?: boolean;
+}
+
+/** @internal The options a worker thread of {@link serveGrpc} starts with (structured-cloneable). */
+export interface WorkerGrpcOptions {
+  readonly transport: GrpcTransportName;
+  readonly maxMessageBytes: number;
+  readonly level: CompressionLevel;
+  readonly restrictedApis: RestrictedApis | undefined;
+  readonly trace: TraceServeOptions | undefined;
+  /** Whether the service serves shared memory (each worker keeps its own copy of the regions). */
+  readonly sharedMemory: boolean;
 }
 
 /** A listening gRPC service; see {@link serveGrpc}. */
@@ -101,7 +127,7 @@ export interface GrpcService extends AsyncDisposable {
   readonly port: number;
   /** `hostname:port`, as gRPC clients take it (IPv6 in brackets). */
   readonly address: string;
-  /** Calls being served (a stream counts until it ends). */
+  /** Calls being served by the calling thread (a stream counts until it ends). */
   readonly active: number;
   /** The transport carrying the calls (see {@link GrpcServeOptions.transport}). */
   readonly transport: GrpcTransportName;
@@ -113,8 +139,15 @@ export interface GrpcService extends AsyncDisposable {
    *   name, included), as the rejection.
    */
   close(options?: CloseOptions): Promise<void>;
-  /** Resolves once the service is closed. */
+  /** Resolves once the service is closed. Rejects with a {@link TritonError} INTERNAL when a
+   * worker thread died (or could not apply a change of protocol state) and the service closed
+   * itself for it; {@link close} then rejects with the same error. */
   readonly closed: Promise<void>;
+  /** Threads serving (the `workers` option): 1 is the calling thread alone. */
+  readonly workers: number;
+  /** Calls (RPCs; a stream counts once) each thread has taken so far, the calling thread first
+   * (index 0). */
+  requestsPerWorker(): number[];
 }
 
 /** The largest message either way: what gRPC allows (Triton raises the library's 4 MiB to it). */
@@ -136,12 +169,15 @@ function levelOf(given: unknown): CompressionLevel {
 }
 
 /** The transport `options.transport` names, else `TRITONFFI_GRPC_TRANSPORT`, else the
- * runtime's faster one, or `"http2"` where responses are compressed (see
+ * runtime's faster one, or `"http2"` where responses are compressed or `threads` > 1 (see
  * {@link GrpcServeOptions.transport}).
- * @throws {TritonError} INVALID_ARG for an unknown name, or grpc-js with responses to compress. */
-function transportOf(given: unknown, level: CompressionLevel): GrpcTransportName {
+ * @throws {TritonError} INVALID_ARG for an unknown name, or grpc-js with responses to compress;
+ *   UNSUPPORTED for grpc-js with `threads` > 1. */
+function transportOf(given: unknown, level: CompressionLevel, threads: number): GrpcTransportName {
   const fromEnv = given === undefined ? env("TRITONFFI_GRPC_TRANSPORT") || undefined : undefined;
-  const fallback = level !== "none" || runtimeName() !== "deno" ? "http2" : "grpc-js";
+  const fallback = level !== "none" || threads > 1 || runtimeName() !== "deno"
+    ? "http2"
+    : "grpc-js";
   const name = given ?? fromEnv ?? fallback;
   const source = fromEnv === undefined ? "transport" : "TRITONFFI_GRPC_TRANSPORT";
   if (name === "grpc-js" && level !== "none") {
@@ -149,6 +185,13 @@ function transportOf(given: unknown, level: CompressionLevel): GrpcTransportName
       "INVALID_ARG",
       `inferResponseCompression "${level}" needs the "http2" transport (${source} is ` +
         `"grpc-js", whose server does not compress responses)`,
+    );
+  }
+  if (name === "grpc-js" && threads > 1) {
+    throw new TritonError(
+      "UNSUPPORTED",
+      `serveGrpc(): workers > 1 needs the "http2" transport (${source} is "grpc-js", whose ` +
+        "server binds its port without SO_REUSEPORT, so no second thread can listen on it)",
     );
   }
   if (name === "grpc-js" || name === "http2") return name;
@@ -182,10 +225,15 @@ function transportOf(given: unknown, level: CompressionLevel): GrpcTransportName
  * await using grpcService = await serveGrpc(server, { port: 0 }); // 0: any free port (default 8001)
  * console.log(`KServe v2 gRPC on ${grpcService.address}`);
  * ```
+ * With `workers` > 1 the calling thread and worker threads serve the same port
+ * ({@link GrpcServeOptions.workers}).
  * @throws {TritonError} INVALID_ARG for bad options (a `TRITONFFI_GRPC_TRANSPORT` other than
- *   `grpc-js` or `http2` included); UNSUPPORTED on Deno without `allowDenoHttp2` (see there),
- *   and for a `workers` option other than 1 (gRPC is served on the calling thread only);
- *   UNAVAILABLE when it cannot listen.
+ *   `grpc-js` or `http2` included, a `workers` that is no integer in [1, 256]); UNSUPPORTED on
+ *   Deno without `allowDenoHttp2` (see there), and for `workers` > 1 where this process cannot
+ *   serve on several threads (the `"grpc-js"` transport, JS callbacks, Bun without
+ *   `allowBunWorkers`, Deno without `--unstable-net`, a {@link TraceManager} or tracing on),
+ *   naming why; UNAVAILABLE when it cannot listen; a worker's error when one cannot start. Each
+ *   as the rejection.
  */
 export async function serveGrpc(
   server: Server,
@@ -194,16 +242,10 @@ export async function serveGrpc(
   const { hostname, port, signal } = listenOptions(
     "serveGrpc()",
     options,
-    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, inferResponseCompression?, sharedMemory?, trace?, signal?, allowDenoHttp2? }",
+    "{ hostname?, port?, restrictedApis?, maxMessageBytes?, transport?, inferResponseCompression?, sharedMemory?, trace?, signal?, allowDenoHttp2?, workers?, allowBunWorkers? }",
     8001,
   );
-  if (workerOptions("serveGrpc()", options).workers > 1) {
-    throw new TritonError(
-      "UNSUPPORTED",
-      "serveGrpc() serves on one thread only (workers: 1): its worker threads are not built " +
-        "yet; serve() and serveOpenAI() take workers",
-    );
-  }
+  const { workers: threads, allowBunWorkers } = workerOptions("serveGrpc()", options);
   const maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   if (
     !Number.isInteger(maxMessageBytes) || maxMessageBytes < 0 || maxMessageBytes > MAX_MESSAGE_BYTES
@@ -215,67 +257,72 @@ export async function serveGrpc(
     );
   }
   const level = levelOf(options.inferResponseCompression);
-  const transport = transportOf(options.transport, level);
-  const restricted = restrictionCheck(options.restrictedApis);
+  const transport = transportOf(options.transport, level, threads);
+  restrictionCheck(options.restrictedApis);
+  const regions = sharedMemoryOption(options.sharedMemory);
   // After the options' own checks (a bad option is named wherever it is given), before anything
   // is made that would need closing.
   checkRuntimeServesGrpc(options.allowDenoHttp2);
-  const traces = traceOption(server, options.trace);
-  const ctx: RpcContext = {
-    server,
-    calls: new Calls(),
-    denied: (category, call) =>
-      restricted(category, (header) => {
-        const values = call.metadata.get(header);
-        return values.length > 0 ? String(values[0]) : null;
+  const workerInit = threads > 1
+    ? checkWorkers("serveGrpc()", {
+      server,
+      entry: moduleBeside(import.meta.url, "grpc_worker"),
+      options: (): WorkerGrpcOptions => ({
+        transport,
+        maxMessageBytes,
+        level,
+        restrictedApis: options.restrictedApis,
+        trace: traceForWorkers("serveGrpc()", options.trace),
+        sharedMemory: regions !== undefined,
       }),
-    root: protocolRoot(),
-    traces: traces.manager,
-    regions: sharedMemoryOption(options.sharedMemory),
-  };
-  const definitions = serviceDefinitions(ctx.root);
-  const listener = await (transport === "http2" ? listenHttp2 : listenGrpcJs)({
+    }, allowBunWorkers)
+    : undefined;
+
+  const owner = new ServiceOwner("serveGrpc()", threads);
+  const thread = await listenGrpcThread(server, {
     hostname,
     port,
+    transport,
     maxMessageBytes,
-    responseCompression: {
-      level,
-      methods: new Set([
-        definitions.inference.ModelInfer.path,
-        definitions.inference.ModelStreamInfer.path,
-      ]),
-    },
-    services: [
-      {
-        definition: definitions.inference,
-        implementation: tracedService(definitions.inference, inferenceHandlers(ctx)),
-      },
-      {
-        definition: definitions.health,
-        implementation: tracedService(definitions.health, healthHandlers(ctx)),
-      },
-    ],
+    level,
+    restrictedApis: options.restrictedApis,
+    trace: options.trace,
+    regions,
+    ...owner.hooks(),
+    counters: owner.counters,
+    index: 0,
   });
-
-  const { close, closed } = closing({
-    finish: () => traces.owned ? traces.manager.close() : Promise.resolve(),
-    stopAccepting: () => listener.stopAccepting(),
-    idle: () => ctx.calls.idle(),
-    endInFlight: () => {
-      ctx.calls.abortAll(new TritonError("UNAVAILABLE", "the gRPC service is closing"));
-      listener.endInFlight();
-    },
-  }, signal);
+  owner.setState(thread.state);
+  const { steps } = thread;
+  if (threads > 1) {
+    try {
+      await owner.startWorkers({
+        server,
+        entry: moduleBeside(import.meta.url, "grpc_worker"),
+        hostname,
+        port: thread.port,
+        options: workerInit,
+      });
+    } catch (e) {
+      await steps.stopAccepting();
+      await steps.finish?.();
+      throw e;
+    }
+  }
+  const { close, closed } = owner.lifecycle(steps, signal);
   return {
     hostname,
-    port: listener.port,
-    address: `${bracketed(hostname)}:${listener.port}`,
+    port: thread.port,
+    address: `${bracketed(hostname)}:${thread.port}`,
     get active() {
-      return ctx.calls.size;
+      return thread.active();
     },
     transport,
     close,
     closed,
+    workers: threads,
+    requestsPerWorker: () => owner.requestsPerWorker(),
     [Symbol.asyncDispose]: () => close(),
+    ...(owner.pool === undefined ? {} : { [WORKER_POOL]: owner.pool }),
   };
 }

@@ -10,9 +10,8 @@ import {
   type LogSettingValue,
   traceSettingsOf,
   type TraceSettingValue,
-  updateLogSettings,
-  updateTraceSettings,
 } from "../log_trace_settings.ts";
+import { Op } from "../protocol_state.ts";
 import type { Message, Rpc } from "./rpc.ts";
 
 /** A `LogSettingsRequest.SettingValue`'s choice; none set: null (no change). */
@@ -37,19 +36,20 @@ function logMessage(s: LogSettings): Message {
   };
 }
 
-/** LogSettings: the log settings, changed first where the request gives any. */
-export const logSettingsRpc: Rpc = ({ server }, m) => {
+/** LogSettings: the log settings, changed first (for the whole service) where the request gives
+ * any. */
+export const logSettingsRpc: Rpc = async ({ server, changes }, m) => {
   const settings = (m.settings ?? {}) as Record<string, Message>;
   const keys = Object.keys(settings);
   if (keys.length === 0) return logMessage(logSettings(server));
   const update: Record<string, LogSettingValue> = {};
   for (const k of keys) update[k] = logValue(settings[k]);
-  return logMessage(updateLogSettings(server, update));
+  return logMessage(await changes.change(Op.LOG_UPDATE, [update]) as LogSettings);
 };
 
-/** TraceSetting: the trace settings of a model ("" for the global ones), changed first where the
- * request gives any. */
-export const traceSettingRpc: Rpc = ({ server, traces }, m) => {
+/** TraceSetting: the trace settings of a model ("" for the global ones), changed first (for the
+ * whole service) where the request gives any. */
+export const traceSettingRpc: Rpc = async ({ server, traces, changes }, m) => {
   const model = (m.model_name as string | undefined) ?? "";
   const settings = (m.settings ?? {}) as Record<string, { value?: string[] }>;
   const keys = Object.keys(settings);
@@ -59,5 +59,7 @@ export const traceSettingRpc: Rpc = ({ server, traces }, m) => {
   if (keys.length === 0) return answer(traceSettingsOf(server, traces, model));
   const update: Record<string, TraceSettingValue> = {};
   for (const k of keys) update[k] = settings[k].value ?? [];
-  return answer(updateTraceSettings(server, traces, model, update));
+  return answer(
+    await changes.change(Op.TRACE_UPDATE, [model, update]) as Record<string, string[]>,
+  );
 };

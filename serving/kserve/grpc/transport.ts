@@ -117,6 +117,9 @@ export interface GrpcListenOptions {
   readonly hostname: string;
   /** 0 picks a free one. */
   readonly port: number;
+  /** Listen with `SO_REUSEPORT`, beside the other threads of the same service (`"http2"` only).
+   * @default false */
+  readonly reusePort?: boolean;
   /** The largest message either way, in bytes: compressed as sent, and inflated. */
   readonly maxMessageBytes: number;
   /** The compression of the responses of the methods named (by path), in an encoding the client

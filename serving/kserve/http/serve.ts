@@ -8,8 +8,8 @@ import { type KServeOptions, kserveService } from "./handler.ts";
 import type { Server } from "../../../src/server.ts";
 import { type HttpService, listen } from "../../common/listen.ts";
 import { moduleBeside } from "../../common/module_url.ts";
-import { unsupported } from "../../common/refusals.ts";
-import { TraceManager, type TraceServeOptions } from "../trace_manager.ts";
+import type { TraceServeOptions } from "../trace_manager.ts";
+import { traceForWorkers } from "../protocol_state.ts";
 
 export type { HttpService };
 
@@ -31,7 +31,7 @@ export interface ServeOptions extends KServeOptions {
    * trace settings are one for the whole service, whichever thread answers (docs/serving.md,
    * "Workers"). Needs the native callbacks; on Deno the `--unstable-net` flag; on Bun the
    * {@link allowBunWorkers} opt-in. With more than 1, CUDA shared memory and tracing are
-   * UNSUPPORTED, and `trace` cannot be a {@link TraceManager}.
+   * UNSUPPORTED, and `trace` cannot be a `TraceManager`.
    * @default 1 (the calling thread alone)
    */
   readonly workers?: number;
@@ -49,7 +49,7 @@ export type WorkerKServeOptions = Omit<KServeOptions, "sharedMemory" | "trace"> 
 };
 
 /** The options of {@link serve}'s worker threads.
- * @throws {TritonError} UNSUPPORTED for a {@link TraceManager} or a trace level other than OFF. */
+ * @throws {TritonError} UNSUPPORTED for a `TraceManager` or a trace level other than OFF. */
 function workerOptions(options: ServeOptions): WorkerKServeOptions {
   const {
     signal: _signal,
@@ -61,20 +61,11 @@ function workerOptions(options: ServeOptions): WorkerKServeOptions {
     trace,
     ...rest
   } = options;
-  if (trace instanceof TraceManager) {
-    unsupported(
-      "serve(): workers > 1 takes trace options, not a TraceManager (its settings and file " +
-        "belong to one thread)",
-    );
-  }
-  const level = trace?.level;
-  if (level !== undefined && level !== "OFF" && !(Array.isArray(level) && level.join() === "OFF")) {
-    unsupported(
-      "serve(): tracing is not served with workers > 1 (each thread would sample and write " +
-        "the trace file on its own); serve with workers: 1 to trace",
-    );
-  }
-  return { ...rest, sharedMemory: sharedMemory !== undefined, trace };
+  return {
+    ...rest,
+    sharedMemory: sharedMemory !== undefined,
+    trace: traceForWorkers("serve()", trace),
+  };
 }
 
 /**

@@ -31,7 +31,7 @@ import {
   unregisterModelRepository,
 } from "./repository.ts";
 import type { InferTarget } from "./request.ts";
-import { ServerChildren } from "./server_children.ts";
+import { EXECUTE_GRACE_MS, ServerChildren } from "./server_children.ts";
 import {
   Attachment,
   type AttachOptions,
@@ -142,6 +142,8 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
   #children: ServerChildren | undefined;
   /** Repository operations running off the JS thread; `stop()` waits for them. */
   readonly #operations = new Set<Promise<unknown>>();
+  /** Loads running, by model name; an unload of that model waits for them. */
+  readonly #loading = new Map<string, Set<Promise<unknown>>>();
   /** What Triton's logger was set to through this server: its `log` options, with the changes of
    * {@link updateLog} since (set at the first {@link logOptions}). */
   #logOptions: LogOptions | undefined;
@@ -199,10 +201,12 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
       });
       const err = await beforeDeadline(created, deadline, () => {
         // TRITONSERVER_ServerNew loads the startup models and cannot be interrupted: what it
-        // creates once it returns is stopped and deleted then, off the JS thread.
-        void created.then((late) => {
+        // creates once it returns is stopped and deleted then, off the JS thread, once its
+        // models' backend threads are back from their warm-up (see EXECUTE_GRACE_MS).
+        void created.then(async (late) => {
           if (!ffi.isNull(late)) return discard(lib, late);
           const server = ffi.fromAddress(out[0]);
+          await new Promise((r) => setTimeout(r, EXECUTE_GRACE_MS));
           return apiAsync.TRITONSERVER_ServerDelete(server).then((e) => discard(lib, e));
         });
         return new TritonError(
@@ -213,9 +217,12 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
       });
       check(lib, err);
       this.#server = ffi.fromAddress(out[0]);
+      // Its startup models were just loaded: stopping it waits for their backend threads.
+      this.#children.loaded();
       try {
         this.#allocator = createAllocator(lib, callbacks.allocator);
       } catch (e) {
+        await this.#children.quiet();
         await this.#deleteServer();
         throw e;
       }
@@ -367,7 +374,7 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     options: LoadModelOptions = {},
   ): Promise<Model<DeclarationOf<M, N>>> {
     const { lib, server } = this.#running();
-    await this.#track(loadModel(lib, server, name, options));
+    await this.#trackLoad(name, loadModel(lib, server, name, options));
     return new Model<DeclarationOf<M, N>>(this as Server, name);
   }
 
@@ -375,13 +382,23 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
    * Unloads a model (`TRITONSERVER_ServerUnloadModel`, or `…UnloadModelAndDependents` with
    * `unloadDependents`, off the JS thread). Triton returns before in-flight requests finish;
    * `waitUntilUnloaded` waits until the index no longer shows the model READY or UNLOADING.
+   * A {@link loadModel} of the same model still running is waited for first, and the call is
+   * made once this server's last response, request release and model load are 100 ms old (the
+   * real core can crash when a model is torn down while its backend thread returns from its
+   * last execute, initialization or warm-up; see docs/api.md, "Requests, streaming and
+   * cancellation").
    * @throws {TritonError} Triton's error; UNAVAILABLE when the wait times out (`timeout`, ms).
    */
   unloadModel(name: string, options: UnloadModelOptions = {}): Promise<void> {
     const { lib, server } = this.#running();
     const children = this.#children!;
-    // After the last request's backend call has returned (see EXECUTE_GRACE_MS).
-    return this.#track(children.quiet().then(() => unloadModel(lib, server, name, options)));
+    const loads = [...(this.#loading.get(name) ?? [])];
+    // After the model's loads and the last request's backend call (see EXECUTE_GRACE_MS).
+    return this.#track(
+      Promise.allSettled(loads)
+        .then(() => children.quiet())
+        .then(() => unloadModel(lib, server, name, options)),
+    );
   }
 
   /**
@@ -412,7 +429,25 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
    * @throws {TritonError} Triton's error (UNAVAILABLE when polling is not enabled). */
   pollModelRepository(): Promise<void> {
     const { lib, server } = this.#running();
-    return this.#track(pollModelRepository(lib, server));
+    return this.#trackLoad(undefined, pollModelRepository(lib, server));
+  }
+
+  /** {@link #track} for an operation that loads models (of `name`; any, when undefined): its
+   * end counts as a load for the next wait before an unload or the stop
+   * ({@link ServerChildren.loaded}). */
+  #trackLoad<T>(name: string | undefined, operation: Promise<T>): Promise<T> {
+    const children = this.#children!;
+    const loads = name === undefined ? undefined : this.#loading.get(name) ?? new Set();
+    if (name !== undefined) this.#loading.set(name, loads!);
+    const done = () => {
+      children.loaded();
+      if (loads === undefined) return;
+      loads.delete(operation);
+      if (loads.size === 0 && this.#loading.get(name!) === loads) this.#loading.delete(name!);
+    };
+    loads?.add(operation);
+    operation.then(done, done);
+    return this.#track(operation);
   }
 
   #track<T>(operation: Promise<T>): Promise<T> {
@@ -702,7 +737,11 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
    * `UNAVAILABLE`, and the stop waits (up to the exit timeout) until they released everything of
    * the server before Triton's stop and delete; requests of a worker that has not within 100 ms
    * (one that ended or was terminated) are cancelled. An attached server's `stop()` detaches it
-   * (see {@link attach}).
+   * (see {@link attach}). Before `TRITONSERVER_ServerStop` it also waits for this server's
+   * repository operations still running, then until 100 ms have passed with no response
+   * delivered, no request released and no model load ended (the startup loads included): the
+   * real core can crash when a model is torn down while its backend thread is still returning
+   * from one of those (at once when the server has been idle that long).
    * @throws {TritonError} INTERNAL when the exit timeout expired before Triton finished (an
    *   inference still running, a model still unloading): the server is then stopped but left
    *   undeleted, as deleting it under its model threads would crash the process; Triton's error
@@ -759,7 +798,8 @@ export class Server<M extends ModelDeclarations<M> = Record<never, never>> {
     // finished unloading: nothing in the C API can tell, and deleting it under an unload crashes
     // the process. It is left as after an expired exit timeout.
     const stoppedOutside = !this.#isLive();
-    // See EXECUTE_GRACE_MS: once shared, after the workers' last callbacks too.
+    // See EXECUTE_GRACE_MS: after the last callback and the last model load (the startup
+    // loads included); once shared, after the workers' too.
     if (!stoppedOutside) await children.quiet();
     const stopErr = stoppedOutside
       ? lib.ffi.NULL

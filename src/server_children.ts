@@ -23,15 +23,17 @@ export const HELD_RESPONSES_BUDGET = 256;
 export const VIEWED_BYTES_BUDGET = 64 * 2 ** 20;
 
 /**
- * How long after Triton last called back for one of its requests (a response, a release) the
- * server waits before a call that may unload a model (`TRITONSERVER_ServerStop`,
- * `…UnloadModel`): 100 ms. Triton delivers a request's responses and release from inside its
- * backend's execute, and the backend thread is still in that call for a moment after; when the
- * model's last reference goes then, the core's instance teardown
+ * How long after Triton last called back for one of its requests (a response, a release), or
+ * last finished loading a model, the server waits before a call that may unload a model
+ * (`TRITONSERVER_ServerStop`, `…UnloadModel`): 100 ms. Triton delivers a request's responses and
+ * release from inside its backend's execute, and a load returns once each instance's backend
+ * thread has run its initialization and warm-up; the backend thread is still returning from that
+ * call for a moment after. When the model's instances are torn down then, the core's teardown
  * (`TritonBackendThread::StopBackendThread`, on another thread) reads the backend thread's
  * instance list while it is empty and crashes the process — which a loaded machine, descheduling
- * the backend thread, makes happen. The wait lets it return first. It narrows that window; only
- * the core can close it.
+ * the backend thread, makes happen (on the real core, unloading a model with two instances right
+ * after its load did so within a few hundred loads). The wait lets it return first. It narrows
+ * that window; only the core can close it.
  */
 export const EXECUTE_GRACE_MS = 100;
 
@@ -75,6 +77,8 @@ export class ServerChildren implements ResponseOwner {
   #callbacks = 0;
   /** {@link #callbacks} when a {@link quiet} wait last ended. */
   #quietAt = 0;
+  /** When a model load of this server last ended (`performance.now()`): see {@link loaded}. */
+  #loadedAt = -Infinity;
 
   /** Told when the last request in flight or response held went away (an attached server's
    * use of the shared server ends then: `shared_server.ts`). */
@@ -156,18 +160,33 @@ export class ServerChildren implements ResponseOwner {
     this.#maybeIdle();
   }
 
+  /** A model load ended (the startup loads of `TRITONSERVER_ServerNew`, a load, a repository
+   * poll), successfully or not: the next {@link quiet} waits until {@link EXECUTE_GRACE_MS} have
+   * passed since (a server shared with workers: a grace from every thread's next wait). */
+  loaded(): void {
+    this.#loadedAt = performance.now();
+    this.#shared?.bump();
+  }
+
   /** Resolves once {@link EXECUTE_GRACE_MS} have passed with no response delivered and no
    * request released, waiting again while more come, for at most ten times that (a stream that
-   * goes on sending ends the wait), and at once when none came since the last wait ended: call it
+   * goes on sending ends the wait), and at once when none came since the last wait ended; and
+   * once that grace has passed since the last model load ended (at once when it has): call it
    * before a Triton call that may unload a model. */
   async quiet(): Promise<void> {
-    if (this.#count() === this.#quietAt) return;
-    for (let i = 0; i < 10; i++) {
-      const before = this.#count();
-      await new Promise((r) => setTimeout(r, EXECUTE_GRACE_MS));
-      if (this.#count() === before) break;
+    if (this.#count() !== this.#quietAt) {
+      for (let i = 0; i < 10; i++) {
+        const before = this.#count();
+        await sleep(EXECUTE_GRACE_MS);
+        if (this.#count() === before) break;
+      }
+      this.#quietAt = this.#count();
     }
-    this.#quietAt = this.#count();
+    for (let i = 0; i < 10; i++) {
+      const left = EXECUTE_GRACE_MS - (performance.now() - this.#loadedAt);
+      if (left <= 0) break;
+      await sleep(left);
+    }
   }
 
   /** Takes ownership of a response Triton delivered. */
@@ -220,4 +239,8 @@ export class ServerChildren implements ResponseOwner {
     this.releaseResponses();
     this.#closed = true;
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }

@@ -15,6 +15,7 @@ import { test } from "./support/test.ts";
 import { fileURLToPath } from "node:url";
 import type { InferResponse, Server } from "../mod.ts";
 import { errorFromPtr, TritonError } from "../src/errors.ts";
+import { EXECUTE_GRACE_MS } from "../src/server_children.ts";
 import { deferredDeletes, startServer } from "./support/env.ts";
 
 // Read when the first server starts.
@@ -36,9 +37,13 @@ async function keepOneResponse(server: Server): Promise<InferResponse> {
   return r;
 }
 
-/** Calls `TRITONSERVER_ServerStop` directly; returns its error (or undefined) and the time taken. */
+/** Calls `TRITONSERVER_ServerStop` directly; returns its error (or undefined) and the time taken.
+ * It first waits as `stop()` does (`EXECUTE_GRACE_MS`): the model's backend threads may still be
+ * returning from their warm-up or from the last execute, and tearing the model down then can crash
+ * the real core (the fake core aborts when a stop comes that soon after a load). */
 async function serverStop(server: Server): Promise<{ error?: TritonError; ms: number }> {
   const { lib, server: ptr } = server.native();
+  await new Promise((r) => setTimeout(r, EXECUTE_GRACE_MS));
   const start = Date.now();
   const err = await lib.apiAsync.TRITONSERVER_ServerStop(ptr);
   const ms = Date.now() - start;

@@ -99,3 +99,82 @@ test("stop() and unloadModel() call Triton only once the last request's backend 
     ResponseFields.prototype.recorded = recorded;
   }
 });
+
+test("stop() and unloadModel() call Triton only once a model load has had time to settle", async () => {
+  // A load returns once each instance's backend thread ran its warm-up, and the thread is still
+  // returning from it for a moment: tearing the instances down then can crash the real core (and
+  // aborts the fake one). The spies time Triton's calls from the load's end.
+  const { loadTriton } = await import("../ffi/mod.ts");
+  const { EXECUTE_GRACE_MS } = await import("../src/server_children.ts");
+  const lib = await loadTriton();
+  const api = lib.apiAsync as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const called: Record<string, number> = {};
+  const returned: Record<string, number> = {};
+  const spied = [
+    "TRITONSERVER_ServerNew",
+    "TRITONSERVER_ServerLoadModelWithParameters",
+    "TRITONSERVER_ServerStop",
+    "TRITONSERVER_ServerUnloadModel",
+  ];
+  const originals = spied.map((name) => api[name]);
+  spied.forEach((name, i) => {
+    api[name] = async (...args: unknown[]) => {
+      called[name] = performance.now();
+      const result = await originals[i](...args);
+      returned[name] = performance.now();
+      return result;
+    };
+  });
+  const waited = (from: string, to: string) => called[to] - returned[from];
+  try {
+    // stop() right after start(): the startup load ended inside TRITONSERVER_ServerNew.
+    const first = await startServer({
+      modelControlMode: "explicit",
+      startupModels: ["identity_int32"],
+    });
+    await first.stop();
+    const afterStart = waited("TRITONSERVER_ServerNew", "TRITONSERVER_ServerStop");
+    assert.ok(afterStart >= EXECUTE_GRACE_MS - 1, `ServerStop ${afterStart} ms after ServerNew`);
+
+    const server = await startServer({ modelControlMode: "explicit" });
+    try {
+      await new Promise((r) => setTimeout(r, EXECUTE_GRACE_MS));
+      // unloadModel() right after loadModel().
+      await server.loadModel("identity_int32");
+      await server.unloadModel("identity_int32", { waitUntilUnloaded: true });
+      const afterLoad = waited(
+        "TRITONSERVER_ServerLoadModelWithParameters",
+        "TRITONSERVER_ServerUnloadModel",
+      );
+      assert.ok(afterLoad >= EXECUTE_GRACE_MS - 1, `UnloadModel ${afterLoad} ms after the load`);
+      assert.equal(server.modelReady("identity_int32"), false);
+
+      // unloadModel() while loadModel() of the same model is still running waits for it first,
+      // and the model ends unloaded.
+      const loading = server.loadModel("identity_int32");
+      await server.unloadModel("identity_int32", { waitUntilUnloaded: true });
+      await loading;
+      const afterRunning = waited(
+        "TRITONSERVER_ServerLoadModelWithParameters",
+        "TRITONSERVER_ServerUnloadModel",
+      );
+      assert.ok(
+        afterRunning >= EXECUTE_GRACE_MS - 1,
+        `UnloadModel ${afterRunning} ms after the load it was called during`,
+      );
+      assert.equal(server.modelReady("identity_int32"), false);
+
+      // stop() right after loadModel().
+      await server.loadModel("identity_int32");
+    } finally {
+      await server.stop();
+    }
+    const afterLastLoad = waited(
+      "TRITONSERVER_ServerLoadModelWithParameters",
+      "TRITONSERVER_ServerStop",
+    );
+    assert.ok(afterLastLoad >= EXECUTE_GRACE_MS - 1, `ServerStop ${afterLastLoad} ms after load`);
+  } finally {
+    spied.forEach((name, i) => (api[name] = originals[i]));
+  }
+});

@@ -522,6 +522,7 @@ typedef struct fc_model {
   char* reason;
   bool retired;        /* superseded by a newer record of the same version */
   int64_t config_mtime_ns;
+  uint64_t loaded_ns;  /* when its load finished (fc_now_ns), 0 before */
 
   /* scheduler, guarded by mu */
   pthread_mutex_t mu;

@@ -899,6 +899,7 @@ fc_model_load(
         }
       }
       m->retired = false;
+      m->loaded_ns = fc_now_ns();
       set_state_locked(m, FC_MS_READY, "");
     } else if (m->state == FC_MS_LOADING) {
       /* started fine but the load as a whole failed */

@@ -161,6 +161,45 @@ settle_models_locked(fc_server* s)
   return held;
 }
 
+/* Real core: a load returns once each instance's backend thread has run its
+ * initialization and warm-up, and that thread is still returning from the
+ * call for a moment after (its list of instances empty until it does). An
+ * unload or a stop then tears the instances down on another thread
+ * (TritonBackendThread::StopBackendThread), which reads that list
+ * unsynchronized: the process crashes when the backend thread was
+ * descheduled there (measured on a loaded machine: unloading the identity
+ * models, two instances each, right after their load crashed 9 processes in
+ * 10 within a few hundred loads). The fake stops the process when a model
+ * is unloaded, or the server stopped or deleted, within FC_LOAD_SETTLE_MS of
+ * its load, naming the model, so that a binding that does not wait after a
+ * load (the binding waits 100 ms) fails in CI. */
+#define FC_LOAD_SETTLE_MS 50
+
+/* `name` NULL: every model (a stop). */
+static void
+abort_if_just_loaded(fc_server* s, const char* name, const char* call)
+{
+  uint64_t now = fc_now_ns();
+  pthread_mutex_lock(&s->mu);
+  for (fc_model* m = s->models; m; m = m->next) {
+    if (m->retired || m->state != FC_MS_READY || m->loaded_ns == 0 ||
+        (name != NULL && strcmp(m->name, name) != 0)) {
+      continue;
+    }
+    uint64_t since = now - m->loaded_ns;
+    if (since < FC_LOAD_SETTLE_MS * 1000000ull) {
+      fprintf(
+          stderr,
+          "fake core: %s %.1f ms after model '%s' finished loading: the real "
+          "core tears its instances down while their backend threads may still "
+          "be returning from their warm-up, and can crash (wait after a load)\n",
+          call, (double)since / 1e6, m->name);
+      abort();
+    }
+  }
+  pthread_mutex_unlock(&s->mu);
+}
+
 /* After a Stop that failed its exit timeout, a later Stop succeeds at once
  * (the server is no longer READY) and the real core's ServerDelete then frees
  * the server under the work still running on its threads: an inference still
@@ -402,6 +441,7 @@ TRITONSERVER_ServerStop(TRITONSERVER_Server* server)
         "fake core: TRITONSERVER_ServerStop called from a callback on a core "
         "thread would wait for itself");
   }
+  abort_if_just_loaded((fc_server*)server, NULL, "TRITONSERVER_ServerStop");
   return server_stop((fc_server*)server);
 }
 
@@ -419,6 +459,7 @@ TRITONSERVER_ServerDelete(TRITONSERVER_Server* server)
         "core thread would join itself");
   }
   fc_server* s = (fc_server*)server;
+  abort_if_just_loaded(s, NULL, "TRITONSERVER_ServerDelete");
   TRITONSERVER_Error* err = server_stop(s);
   if (err != NULL) {
     return err; /* as the real core: the server is not deleted */
@@ -664,6 +705,7 @@ TRITONSERVER_ServerUnloadModel(TRITONSERVER_Server* server, const char* model_na
   }
   pthread_mutex_lock(&s->load_mu);
   fc_server_join_unloaders(s, false);
+  abort_if_just_loaded(s, model_name, "TRITONSERVER_ServerUnloadModel");
   fc_model_unload_async(s, model_name); /* unknown names are a no-op */
   pthread_mutex_unlock(&s->load_mu);
   return NULL;
